@@ -1,0 +1,100 @@
+# skn — build, test, install. `make help` lists the targets.
+#
+# make            build/libskn.so.1 (+ libskn.so) and the programs
+# make check      install missing Debian packages, build, run every test
+# make demo       build and run the demo on a procedural arm
+# make install    PREFIX=/usr/local: header, library, pkg-config file
+
+PYTHON ?= /usr/bin/python3
+CC ?= cc
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BUILD ?= build
+
+VERSION := 1.0.0
+SONAME := libskn.so.1
+LIB := $(BUILD)/$(SONAME)
+
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+LIB_CFLAGS := -std=c99 $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -DSKN_BUILDING -D_POSIX_C_SOURCE=200809L
+LIB_LDFLAGS := -shared -Wl,-soname,$(SONAME) -Wl,--version-script=abi/libskn.map -Wl,--no-undefined -pthread -lm
+
+CORE_SRC := $(wildcard core/*.c)
+CORE_OBJ := $(patsubst core/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
+CORE_HDR := abi/skn.h $(wildcard core/*.h core/math/*.h)
+
+# Programs link against the built library with an rpath, so that they run
+# from the build tree without installing anything.
+# `skn_bind_desc d = { sizeof d };` is the ABI's idiom: zero means default.
+PROG_CFLAGS := -std=c99 $(CFLAGS) $(WARN) -Wno-missing-field-initializers -D_POSIX_C_SOURCE=200809L -Iabi -Iscripts
+PROG_LDFLAGS := -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN' -lskn -lm
+
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+TEST_SRC := $(wildcard tests/unit/*.c)
+DEMO := $(BUILD)/bin/skn-demo
+
+.PHONY: all lib check test demo install uninstall deps abi-baseline clean help
+all: lib $(DEMO)
+lib: $(LIB) $(BUILD)/libskn.so
+
+$(BUILD)/obj/%.o: core/%.c $(CORE_HDR) | $(BUILD)/obj
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(LIB): $(CORE_OBJ) abi/libskn.map
+	$(CC) $(CORE_OBJ) $(LIB_LDFLAGS) -o $@
+
+$(BUILD)/libskn.so: $(LIB)
+	ln -sf $(SONAME) $@
+
+$(BUILD)/obj $(BUILD)/bin $(BUILD)/tests:
+	mkdir -p $@
+
+$(DEMO): scripts/demo.c scripts/arm.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/bin
+	$(CC) $(PROG_CFLAGS) $< $(PROG_LDFLAGS) -o $@
+
+# ---- tests ----
+$(BUILD)/tests/unit: $(TEST_SRC) tests/unit/*.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/tests
+	$(CC) $(PROG_CFLAGS) $(CHECK_CFLAGS) $(TEST_SRC) $(PROG_LDFLAGS) $(CHECK_LIBS) -o $@
+
+# The dlopen client links nothing of skn: it finds every call through skn_get_api.
+$(BUILD)/tests/abi_client: tests/abi/abi_client.c abi/skn.h | $(BUILD)/tests
+	$(CC) $(PROG_CFLAGS) $< -ldl -o $@
+
+deps:
+	@scripts/install-deps
+
+check: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/tests/unit $(BUILD)/tests/abi_client
+	@PYTHON=$(PYTHON) BUILD=$(BUILD) tests/run-all
+
+test: check
+
+demo: deps all
+	@$(DEMO)
+
+# Regenerate the ABI baseline after an intended, compatible addition.
+abi-baseline: $(LIB)
+	abidw --no-corpus-path --headers-dir abi $(LIB) > abi/libskn.abi
+	@echo "wrote abi/libskn.abi"
+
+install: lib
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -m 644 abi/skn.h $(DESTDIR)$(INCLUDEDIR)/skn.h
+	install -m 755 $(LIB) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libskn.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' abi/skn.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/skn.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/skn.h $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libskn.so \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/skn.pc
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@sed -n 's/^# make/make/p' Makefile

@@ -1,0 +1,14 @@
+/* api.c — the function table for hosts that dlopen() libskn: one dlsym
+ * ("skn_get_api") gives every call, in ABI.md's order. */
+#include "internal.h"
+
+static const skn_api api_v1 = {
+    sizeof(skn_api),   SKN_VERSION_NUMBER, skn_version,      skn_version_string,
+    skn_status_name,   skn_last_error,     skn_bind,         skn_rig_destroy,
+    skn_rig_info_get,  skn_pose_create,    skn_pose_destroy, skn_pose_set_local,
+    skn_pose_set_model, skn_pose_palette,  skn_skin,
+};
+
+SKN_API const skn_api *skn_get_api(uint32_t abi_major) {
+  return abi_major == SKN_VERSION_MAJOR ? &api_v1 : 0;
+}

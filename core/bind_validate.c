@@ -1,0 +1,223 @@
+/* bind_validate.c — everything skn_bind checks before it builds anything.
+ * Each check names the offending item in skn_last_error(), so that a user
+ * holding a 50,000-vertex mesh learns which vertex and which influence. */
+#include "bind.h"
+
+#include "math/mat4.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *skn__attrib_at(skn_attrib a, size_t elem_size, uint32_t i) {
+  size_t stride = a.stride ? a.stride : elem_size;
+  return (const char *)a.data + (size_t)i * stride;
+}
+
+static skn_status check_attrib(skn_attrib a, uint32_t vertex_count, uint32_t width,
+                               const char *name) {
+  if (!a.data) return SKN_OK;
+  if (a.stride != 0 && a.stride < width * sizeof(float))
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: stride %u is smaller than one element (%u bytes)",
+                     name, a.stride, (unsigned)(width * sizeof(float)));
+  for (uint32_t v = 0; v < vertex_count; ++v) {
+    float e[4];
+    memcpy(e, skn__attrib_at(a, width * sizeof(float), v), width * sizeof(float));
+    for (uint32_t c = 0; c < width; ++c)
+      if (!isfinite(e[c]))
+        return skn__fail(SKN_ERR_NOT_FINITE, "vertex %u: %s[%u] is not finite", v, name, c);
+  }
+  return SKN_OK;
+}
+
+static skn_status check_matrices(const skn_bind_desc *d, const float *mats, const char *name) {
+  for (uint32_t j = 0; j < d->joint_count; ++j) {
+    const float *m = mats + (size_t)j * 16;
+    for (int e = 0; e < 16; ++e)
+      if (!isfinite(m[e]))
+        return skn__fail(SKN_ERR_NOT_FINITE, "joint %u: %s element %d is not finite", j, name, e);
+    if (!skn_mat4_is_affine(m))
+      return skn__fail(SKN_ERR_INVALID_ARGUMENT,
+                       "joint %u: %s is not affine (bottom row %g %g %g %g, expected 0 0 0 1)", j,
+                       name, m[3], m[7], m[11], m[15]);
+    if (skn_mat4_is_singular(m))
+      return skn__fail(SKN_ERR_SINGULAR, "joint %u: %s is singular (det %g)", j, name,
+                       skn_mat4_det3(m));
+  }
+  return SKN_OK;
+}
+
+static skn_status check_rest_local(const skn_bind_desc *d) {
+  for (uint32_t j = 0; d->rest_local && j < d->joint_count; ++j) {
+    const skn_transform *t = &d->rest_local[j];
+    if (!skn_floats_finite(t->translation, 3) || !skn_floats_finite(t->rotation, 4) ||
+        !skn_floats_finite(t->scale, 3))
+      return skn__fail(SKN_ERR_NOT_FINITE, "joint %u: rest_local is not finite", j);
+    const float *q = t->rotation;
+    if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] == 0.0f)
+      return skn__fail(SKN_ERR_INVALID_ARGUMENT, "joint %u: rest_local rotation is a zero quaternion", j);
+  }
+  return SKN_OK;
+}
+
+/* The caller's influence layout: fixed width k or CSR offsets. */
+static skn_status check_influence_layout(const skn_bind_desc *d, uint32_t *total) {
+  if (!d->influence_joints || !d->influence_weights)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: influence_joints and influence_weights are required");
+  if (!d->influence_offsets) {
+    if (d->influences_per_vertex == 0)
+      return skn__fail(SKN_ERR_INVALID_ARGUMENT,
+                       "bind: influences_per_vertex is 0 and no influence_offsets are given");
+    uint64_t n = (uint64_t)d->vertex_count * d->influences_per_vertex;
+    if (n > UINT32_MAX)
+      return skn__fail(SKN_ERR_INVALID_ARGUMENT,
+                       "bind: vertex_count %u x influences_per_vertex %u = %llu influences overflows 32 bits",
+                       d->vertex_count, d->influences_per_vertex, (unsigned long long)n);
+    *total = (uint32_t)n;
+    return SKN_OK;
+  }
+  const uint32_t *o = d->influence_offsets;
+  if (o[0] != 0)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "influence_offsets[0] is %u, expected 0", o[0]);
+  for (uint32_t v = 0; v < d->vertex_count; ++v)
+    if (o[v + 1] < o[v])
+      return skn__fail(SKN_ERR_INVALID_ARGUMENT, "vertex %u: influence_offsets decrease (%u then %u)",
+                       v, o[v], o[v + 1]);
+  *total = o[d->vertex_count];
+  return SKN_OK;
+}
+
+void skn__influence_range(const skn_bind_desc *d, uint32_t v, uint32_t *lo, uint32_t *hi) {
+  if (d->influence_offsets) {
+    *lo = d->influence_offsets[v];
+    *hi = d->influence_offsets[v + 1];
+  } else {
+    *lo = v * d->influences_per_vertex;
+    *hi = *lo + d->influences_per_vertex;
+  }
+}
+
+static skn_status check_influences(const skn_bind_desc *d) {
+  for (uint32_t v = 0; v < d->vertex_count; ++v) {
+    uint32_t lo, hi;
+    skn__influence_range(d, v, &lo, &hi);
+    double sum = 0.0;
+    for (uint32_t i = lo; i < hi; ++i) {
+      uint32_t j = d->influence_joints[i];
+      float w = d->influence_weights[i];
+      if (j >= d->joint_count)
+        return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "vertex %u, influence %u: joint %u >= joint_count %u",
+                         v, i - lo, j, d->joint_count);
+      if (!isfinite(w))
+        return skn__fail(SKN_ERR_NOT_FINITE, "vertex %u, influence %u: weight is not finite", v, i - lo);
+      if (w < 0.0f)
+        return skn__fail(SKN_ERR_BAD_WEIGHTS, "vertex %u, influence %u: weight %g is negative", v,
+                         i - lo, w);
+      sum += w;
+    }
+    if (d->weight_mode == SKN_WEIGHTS_REQUIRE_UNIT && fabs(sum - 1.0) > 1e-3)
+      return skn__fail(SKN_ERR_BAD_WEIGHTS, "vertex %u: weights sum to %g, not 1 (SKN_WEIGHTS_REQUIRE_UNIT)",
+                       v, sum);
+  }
+  return SKN_OK;
+}
+
+static skn_status check_extras(const skn_bind_desc *d) {
+  for (uint32_t v = 0; d->blend_weights && v < d->vertex_count; ++v) {
+    float b = d->blend_weights[v];
+    if (!isfinite(b)) return skn__fail(SKN_ERR_NOT_FINITE, "vertex %u: blend weight is not finite", v);
+    if (b < 0.0f || b > 1.0f)
+      return skn__fail(SKN_ERR_BAD_WEIGHTS, "vertex %u: blend weight %g is outside [0, 1]", v, b);
+  }
+  if (d->triangle_count && !d->triangles)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: triangle_count is %u but triangles is NULL",
+                     d->triangle_count);
+  for (uint32_t t = 0; d->triangles && t < d->triangle_count; ++t)
+    for (int c = 0; c < 3; ++c)
+      if (d->triangles[(size_t)t * 3 + c] >= d->vertex_count)
+        return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "triangle %u, corner %d: vertex %u >= vertex_count %u",
+                         t, c, d->triangles[(size_t)t * 3 + c], d->vertex_count);
+  return SKN_OK;
+}
+
+static skn_status check_scalars(const skn_bind_desc *d) {
+  if (d->joint_count == 0) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: joint_count is 0");
+  if (d->vertex_count == 0) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: vertex_count is 0");
+  if (!d->positions.data) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: positions are required");
+  if (!d->inverse_bind_matrices == !d->bind_matrices)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT,
+                     "bind: give exactly one of inverse_bind_matrices and bind_matrices");
+  if ((unsigned)d->weight_mode > SKN_WEIGHTS_REQUIRE_UNIT)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: weight_mode %u is not a skn_weight_mode",
+                     (unsigned)d->weight_mode);
+  if (!isfinite(d->min_weight)) return skn__fail(SKN_ERR_NOT_FINITE, "bind: min_weight is not finite");
+  if (d->min_weight < 0.0f)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: min_weight %g is negative", d->min_weight);
+  return SKN_OK;
+}
+
+skn_status skn__bind_validate(const skn_bind_desc *d) {
+  uint32_t total = 0; /* sizes first: nothing is read past an overflowing count */
+  skn_status s = check_scalars(d);
+  if (s == SKN_OK) s = check_influence_layout(d, &total);
+  if (s == SKN_OK) s = skn__order_joints(d, NULL);
+  if (s == SKN_OK)
+    s = d->bind_matrices ? check_matrices(d, d->bind_matrices, "bind_matrices")
+                         : check_matrices(d, d->inverse_bind_matrices, "inverse_bind_matrices");
+  if (s == SKN_OK) s = check_rest_local(d);
+  if (s == SKN_OK) s = check_attrib(d->positions, d->vertex_count, 3, "positions");
+  if (s == SKN_OK) s = check_attrib(d->normals, d->vertex_count, 3, "normals");
+  if (s == SKN_OK) s = check_attrib(d->tangents, d->vertex_count, 4, "tangents");
+  if (s == SKN_OK) s = check_influences(d);
+  if (s == SKN_OK) s = check_extras(d);
+  return s;
+}
+
+/* Orders joints parents-first (by depth, stable) and rejects parents out of
+ * range and cycles, in one linear pass: each joint's parent chain is walked
+ * once, marking joints "on the current chain" to detect a loop. With
+ * order == NULL it only validates. */
+skn_status skn__order_joints(const skn_bind_desc *d, uint32_t *order) {
+  uint32_t n = d->joint_count;
+  for (uint32_t j = 0; d->parents && j < n; ++j)
+    if (d->parents[j] < -1 || d->parents[j] >= (int64_t)n)
+      return skn__fail(SKN_ERR_BAD_HIERARCHY, "joint %u: parent %d is out of range", j, d->parents[j]);
+  uint32_t *depth = calloc(n, sizeof *depth), *chain = malloc(n * sizeof *chain);
+  uint8_t *state = calloc(n, 1); /* 0 new, 1 on the chain being walked, 2 done */
+  skn_status s = (depth && chain && state) ? SKN_OK : skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory");
+  uint32_t max_depth = 0;
+  for (uint32_t i = 0; s == SKN_OK && i < n; ++i) {
+    uint32_t len = 0;
+    int32_t j = (int32_t)i;
+    while (j >= 0 && state[j] == 0) {
+      state[j] = 1;
+      chain[len++] = (uint32_t)j;
+      j = d->parents ? d->parents[j] : -1;
+    }
+    if (j >= 0 && state[j] == 1) {
+      s = skn__fail(SKN_ERR_BAD_HIERARCHY, "joint %u: parent chain loops back to joint %d (a cycle)", i, j);
+      break;
+    }
+    uint32_t base = j < 0 ? 0 : depth[j] + 1;
+    for (uint32_t k = len; k-- > 0; ++base) {
+      depth[chain[k]] = base;
+      state[chain[k]] = 2;
+      max_depth = SKN_MAX(max_depth, base);
+    }
+  }
+  if (s == SKN_OK && order) { /* counting sort by depth keeps bind order within a level */
+    uint32_t *start = calloc((size_t)max_depth + 2, sizeof *start);
+    if (!start) {
+      s = skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory");
+    } else {
+      for (uint32_t j = 0; j < n; ++j) start[depth[j] + 1]++;
+      for (uint32_t level = 0; level <= max_depth; ++level) start[level + 1] += start[level];
+      for (uint32_t j = 0; j < n; ++j) order[start[depth[j]]++] = j;
+      free(start);
+    }
+  }
+  free(depth);
+  free(chain);
+  free(state);
+  return s;
+}

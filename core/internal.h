@@ -1,0 +1,121 @@
+/* internal.h — what the core's files share and no host sees: the rig and
+ * pose layouts, the error helpers, the worker pool and the kernel entry
+ * points. Data flows one way: rig.c and pose.c build immutable state,
+ * skin.c validates a request and runs a kernel over it. */
+#ifndef SKN_INTERNAL_H
+#define SKN_INTERNAL_H
+
+#include "../abi/skn.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SKN_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define SKN_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Sizes of the first release's structs: struct_size below these is an error.
+ * Later releases append fields; these numbers never change. */
+#define SKN_BIND_DESC_V1_SIZE 168u
+#define SKN_SKIN_DESC_V1_SIZE 72u
+#define SKN_RIG_INFO_V1_SIZE 20u
+
+/* The first release's layouts, pinned at compile time (C99 has no
+ * _Static_assert: a negative array size fails the build instead). */
+#define SKN_PIN(name, cond) typedef char skn_pin_##name[(cond) ? 1 : -1]
+SKN_PIN(bind_desc, offsetof(skn_bind_desc, triangle_count) + 4 + 4 /* padding */ == SKN_BIND_DESC_V1_SIZE);
+SKN_PIN(skin_desc, offsetof(skn_skin_desc, dqs_scale) + 4 == SKN_SKIN_DESC_V1_SIZE);
+SKN_PIN(rig_info, offsetof(skn_rig_info, max_influences_per_vertex) + 4 == SKN_RIG_INFO_V1_SIZE);
+SKN_PIN(transform, sizeof(skn_transform) == 40);
+
+/* ---- errors (error.c) ---- */
+
+/* Records the thread's message and returns status, so that a validator can
+ * `return skn__fail(SKN_ERR_..., "joint %u: ...", j);`. */
+skn_status skn__fail(skn_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- the rig (rig.c) ---- */
+
+/* Which derived forms a vertex's influences need. */
+enum { SKN_RIG_HAS_BLEND = 1u << 8, SKN_RIG_HAS_CENTERS = 1u << 9 };
+
+struct skn_rig {
+  uint32_t joint_count;
+  uint32_t vertex_count;
+  uint32_t influence_count;
+  uint32_t max_influences_per_vertex;
+  uint32_t flags;                /* SKN_RIG_HAS_* (public and internal bits) */
+
+  int32_t *parents;              /* bind's order */
+  uint32_t *order;               /* joints parents-first: forward kinematics walks this */
+  float (*bind)[16];             /* W_i^R, joint -> model at bind */
+  float (*inverse_bind)[16];     /* (W_i^R)^-1 */
+  float (*rest_local)[16];       /* local matrices of the starting pose */
+  uint8_t *joint_used;           /* 1 where some vertex has an influence of the joint */
+
+  float *positions;              /* 3 per vertex, packed */
+  float *normals;                /* 3 per vertex or NULL */
+  float *tangents;               /* 4 per vertex or NULL */
+  uint32_t *influence_offsets;   /* CSR: vertex_count + 1 */
+  uint32_t *influence_joints;    /* in the order given at bind (DQS antipodality needs it) */
+  float *influence_weights;      /* pruned and normalized per the weight mode */
+  float *bone_offsets;           /* LBS_QUATERNION's v'_i = v0 - c_i: 3 per influence */
+};
+
+/* ---- the pose (pose.c, palette.c) ---- */
+
+/* Everything a kernel reads of one joint, derived from M_i at set time. */
+typedef struct skn_joint_xform {
+  float m[12];      /* rows of M_i's upper 3x4: m[r*4 + c] */
+  float n[9];       /* rows of M_i's normal matrix (inverse-transpose or cofactor) */
+  float q[4];       /* LBS_QUATERNION: rotation of M_i ... */
+  float s;          /* ... its uniform scale ... */
+  float b[3];       /* ... and the joint's posed origin b_i = M_i c_i */
+  uint32_t similar; /* 1 when M_i's 3x3 is s*R within 1e-4 with det > 0 */
+} skn_joint_xform;
+
+struct skn_pose {
+  const skn_rig *rig;
+  float (*local)[16];            /* local matrices (TRS composed) */
+  float (*world)[16];            /* W_i^A */
+  uint8_t *pinned;               /* 1 where set_model gave W_i^A directly */
+  skn_joint_xform *xforms;       /* the palette, per joint in bind's order */
+};
+
+/* Recomputes world matrices and palette from locals (pose.c). */
+void skn__pose_update(skn_pose *pose);
+
+/* Derives the palette entry of one joint from its posed and bind matrices. */
+void skn__joint_xform(skn_joint_xform *x, const float world[16], const float inverse_bind[16],
+                      const float bind[16]);
+
+/* ---- kernels (lbs.c) ---- */
+
+/* A job for one vertex range: [first, end) with outputs addressed by
+ * absolute vertex index. Built and validated by skn_skin; cannot fail. */
+typedef struct skn_skin_job {
+  const skn_rig *rig;
+  const skn_pose *pose;
+  char *positions, *normals, *tangents;
+  size_t position_stride, normal_stride, tangent_stride;
+} skn_skin_job;
+
+typedef void (*skn_kernel_fn)(const skn_skin_job *job, uint32_t first, uint32_t end);
+
+void skn__lbs_matrix(const skn_skin_job *job, uint32_t first, uint32_t end);
+void skn__lbs_quaternion(const skn_skin_job *job, uint32_t first, uint32_t end);
+
+/* Writes vertex v's rest attributes (a vertex with no influence). */
+void skn__write_rest(const skn_skin_job *job, uint32_t v);
+
+/* ---- the worker pool (pool.c) ---- */
+
+/* Calls fn(ctx, block) for every block in [0, block_count) on up to
+ * `threads` threads (0 = all cores), the calling thread among them, and
+ * returns when all are done. Falls back to the calling thread alone when
+ * the pool is busy with another caller's job. */
+typedef void (*skn_pool_fn)(void *ctx, uint32_t block);
+void skn__pool_run(skn_pool_fn fn, void *ctx, uint32_t block_count, uint32_t threads);
+uint32_t skn__pool_size(void);
+
+#endif

@@ -1,0 +1,113 @@
+/* mat3.h — 3x3 matrices in double, row-major a[r*3 + c]: the decompositions
+ * that split a skinning matrix into rotation and scale (polar, Gram-Schmidt),
+ * normal matrices, and conversion to quaternions. Used per joint per pose,
+ * never per vertex, so they favour accuracy over speed. */
+#ifndef SKN_MATH_MAT3_H
+#define SKN_MATH_MAT3_H
+
+#include <math.h>
+#include <string.h>
+
+static inline void skn_m3_from_mat4(double a[9], const float m[16]) {
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) a[r * 3 + c] = m[c * 4 + r];
+}
+
+static inline double skn_m3_det(const double a[9]) {
+  return a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
+         a[2] * (a[3] * a[7] - a[4] * a[6]);
+}
+
+/* The cofactor matrix: cof(A) = det(A) * A^-T, defined even where A is
+ * singular — which is why normals use it there (ABI.md, "Normals"). */
+static inline void skn_m3_cofactor(double r[9], const double a[9]) {
+  r[0] = a[4] * a[8] - a[5] * a[7];
+  r[1] = a[5] * a[6] - a[3] * a[8];
+  r[2] = a[3] * a[7] - a[4] * a[6];
+  r[3] = a[2] * a[7] - a[1] * a[8];
+  r[4] = a[0] * a[8] - a[2] * a[6];
+  r[5] = a[1] * a[6] - a[0] * a[7];
+  r[6] = a[1] * a[5] - a[2] * a[4];
+  r[7] = a[2] * a[3] - a[0] * a[5];
+  r[8] = a[0] * a[4] - a[1] * a[3];
+}
+
+static inline void skn_m3_mul(double r[9], const double a[9], const double b[9]) {
+  double t[9];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      t[i * 3 + j] = a[i * 3] * b[j] + a[i * 3 + 1] * b[3 + j] + a[i * 3 + 2] * b[6 + j];
+  memcpy(r, t, sizeof t);
+}
+
+/* r = a^T * b */
+static inline void skn_m3_mul_tn(double r[9], const double a[9], const double b[9]) {
+  double t[9];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      t[i * 3 + j] = a[i] * b[j] + a[3 + i] * b[3 + j] + a[6 + i] * b[6 + j];
+  memcpy(r, t, sizeof t);
+}
+
+/* The normal matrix A^-T, or cof(A) where A is singular by the same
+ * scale-free rule as bind matrices (|det| <= 1e-7 * product of column
+ * lengths), so that a joint scaled to zero gives no NaN. */
+static inline void skn_m3_normal_matrix(double r[9], const double a[9]) {
+  double det = skn_m3_det(a), len = 1.0;
+  for (int c = 0; c < 3; ++c)
+    len *= sqrt(a[c] * a[c] + a[3 + c] * a[3 + c] + a[6 + c] * a[6 + c]);
+  skn_m3_cofactor(r, a);
+  if (fabs(det) > 1e-7 * len)
+    for (int i = 0; i < 9; ++i) r[i] /= det;
+}
+
+/* Largest |(A^T A)_ij - s^2 delta_ij| / s^2 with s^2 = trace(A^T A)/3: zero
+ * exactly when A is a rotation times a uniform scale (or a mirror). */
+static inline double skn_m3_similarity_error(const double a[9], double *scale2) {
+  double g[9];
+  skn_m3_mul_tn(g, a, a);
+  double s2 = (g[0] + g[4] + g[8]) / 3.0, err = 0.0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double e = fabs(g[i * 3 + j] - (i == j ? s2 : 0.0));
+      if (e > err) err = e;
+    }
+  *scale2 = s2;
+  return s2 > 0.0 ? err / s2 : INFINITY;
+}
+
+/* Unit quaternion {x,y,z,w} of a rotation matrix (Shepperd 1978: branch on
+ * the largest diagonal term so that the square root is never of a small
+ * number), normalized to absorb a slightly non-orthogonal input. */
+static inline void skn_m3_to_quat(double q[4], const double r[9]) {
+  double tr = r[0] + r[4] + r[8];
+  if (tr > 0.0) {
+    double s = 2.0 * sqrt(1.0 + tr);
+    q[3] = 0.25 * s;
+    q[0] = (r[7] - r[5]) / s;
+    q[1] = (r[2] - r[6]) / s;
+    q[2] = (r[3] - r[1]) / s;
+  } else if (r[0] > r[4] && r[0] > r[8]) {
+    double s = 2.0 * sqrt(1.0 + r[0] - r[4] - r[8]);
+    q[3] = (r[7] - r[5]) / s;
+    q[0] = 0.25 * s;
+    q[1] = (r[1] + r[3]) / s;
+    q[2] = (r[2] + r[6]) / s;
+  } else if (r[4] > r[8]) {
+    double s = 2.0 * sqrt(1.0 + r[4] - r[0] - r[8]);
+    q[3] = (r[2] - r[6]) / s;
+    q[0] = (r[1] + r[3]) / s;
+    q[1] = 0.25 * s;
+    q[2] = (r[5] + r[7]) / s;
+  } else {
+    double s = 2.0 * sqrt(1.0 + r[8] - r[0] - r[4]);
+    q[3] = (r[3] - r[1]) / s;
+    q[0] = (r[2] + r[6]) / s;
+    q[1] = (r[5] + r[7]) / s;
+    q[2] = 0.25 * s;
+  }
+  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (int i = 0; i < 4; ++i) q[i] /= n;
+}
+
+#endif

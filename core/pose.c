@@ -1,0 +1,155 @@
+/* pose.c — joint transforms in, palette out: local TRS -> forward
+ * kinematics (W_i^A = W_parent^A * local_i) -> M_i = W_i^A (W_i^R)^-1 and the
+ * forms palette.c derives from it. */
+#include "internal.h"
+
+#include "math/mat4.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void skn__pose_update(skn_pose *pose) {
+  const skn_rig *rig = pose->rig;
+  for (uint32_t k = 0; k < rig->joint_count; ++k) {
+    uint32_t j = rig->order[k];
+    int32_t p = rig->parents[j];
+    if (pose->pinned[j]) {
+      /* W_i^A was given by skn_pose_set_model */
+    } else if (p < 0) {
+      memcpy(pose->world[j], pose->local[j], sizeof pose->world[j]);
+    } else {
+      skn_mat4_mul_affine(pose->world[j], pose->world[p], pose->local[j]);
+    }
+    skn__joint_xform(&pose->xforms[j], pose->world[j], rig->inverse_bind[j], rig->bind[j]);
+  }
+}
+
+SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
+  if (!rig || !out_pose) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_create: rig and out_pose are required");
+  uint32_t n = rig->joint_count;
+  skn_pose *pose = calloc(1, sizeof *pose);
+  if (pose) {
+    pose->rig = rig;
+    pose->local = malloc(n * sizeof *pose->local);
+    pose->world = malloc(n * sizeof *pose->world);
+    pose->pinned = calloc(n, 1);
+    pose->xforms = malloc(n * sizeof *pose->xforms);
+  }
+  if (!pose || !pose->local || !pose->world || !pose->pinned || !pose->xforms) {
+    skn_pose_destroy(pose);
+    return skn__fail(SKN_ERR_OUT_OF_MEMORY, "pose_create: out of memory for %u joints", n);
+  }
+  memcpy(pose->local, rig->rest_local, n * sizeof *pose->local);
+  skn__pose_update(pose);
+  *out_pose = pose;
+  return SKN_OK;
+}
+
+SKN_API void skn_pose_destroy(skn_pose *pose) {
+  if (!pose) return;
+  free(pose->local);
+  free(pose->world);
+  free(pose->pinned);
+  free(pose->xforms);
+  free(pose);
+}
+
+static skn_status check_range(const skn_pose *pose, uint32_t first, uint32_t count, const void *data,
+                              const char *call) {
+  if (!pose || !data) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: pose and transforms are required", call);
+  if (count == 0) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: count is 0", call);
+  if ((uint64_t)first + count > pose->rig->joint_count)
+    return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "%s: joints [%u, %llu) run past joint_count %u", call,
+                     first, (unsigned long long)first + count, pose->rig->joint_count);
+  return SKN_OK;
+}
+
+SKN_API skn_status skn_pose_set_local(skn_pose *pose, uint32_t first, uint32_t count,
+                                      const skn_transform *local) {
+  skn_status s = check_range(pose, first, count, local, "pose_set_local");
+  if (s != SKN_OK) return s;
+  for (uint32_t k = 0; k < count; ++k) {
+    const skn_transform *t = &local[k];
+    const float *q = t->rotation;
+    if (!skn_floats_finite(t->translation, 3) || !skn_floats_finite(q, 4) || !skn_floats_finite(t->scale, 3))
+      return skn__fail(SKN_ERR_NOT_FINITE, "joint %u: local transform is not finite", first + k);
+    if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] == 0.0f)
+      return skn__fail(SKN_ERR_INVALID_ARGUMENT, "joint %u: rotation is a zero quaternion", first + k);
+  }
+  for (uint32_t k = 0; k < count; ++k) {
+    const skn_transform *t = &local[k];
+    float q[4], len = sqrtf(t->rotation[0] * t->rotation[0] + t->rotation[1] * t->rotation[1] +
+                            t->rotation[2] * t->rotation[2] + t->rotation[3] * t->rotation[3]);
+    for (int c = 0; c < 4; ++c) q[c] = t->rotation[c] / len;
+    skn_mat4_from_trs(pose->local[first + k], t->translation, q, t->scale);
+    pose->pinned[first + k] = 0;
+  }
+  skn__pose_update(pose);
+  return SKN_OK;
+}
+
+SKN_API skn_status skn_pose_set_model(skn_pose *pose, uint32_t first, uint32_t count,
+                                      const float *joint_to_model16) {
+  skn_status s = check_range(pose, first, count, joint_to_model16, "pose_set_model");
+  if (s != SKN_OK) return s;
+  for (uint32_t k = 0; k < count; ++k) {
+    const float *m = joint_to_model16 + (size_t)k * 16;
+    if (!skn_floats_finite(m, 16))
+      return skn__fail(SKN_ERR_NOT_FINITE, "joint %u: joint_to_model matrix is not finite", first + k);
+    if (!skn_mat4_is_affine(m))
+      return skn__fail(SKN_ERR_INVALID_ARGUMENT, "joint %u: joint_to_model matrix is not affine "
+                       "(bottom row %g %g %g %g)", first + k, m[3], m[7], m[11], m[15]);
+  }
+  for (uint32_t k = 0; k < count; ++k) {
+    const float *m = joint_to_model16 + (size_t)k * 16;
+    memcpy(pose->world[first + k], m, sizeof pose->world[0]);
+    pose->world[first + k][3] = pose->world[first + k][7] = pose->world[first + k][11] = 0.0f;
+    pose->world[first + k][15] = 1.0f;
+    pose->pinned[first + k] = 1;
+  }
+  skn__pose_update(pose);
+  return SKN_OK;
+}
+
+/* Bytes per joint of each palette format. */
+static size_t palette_entry_size(skn_palette_format f) {
+  switch (f) {
+  case SKN_PALETTE_MAT4: return 16 * sizeof(float);
+  case SKN_PALETTE_ROWS3X4:
+  case SKN_PALETTE_NORMAL_ROWS3X4: return 12 * sizeof(float);
+  default: return 0;
+  }
+}
+
+static void write_palette_entry(const skn_joint_xform *x, skn_palette_format f, float *dst) {
+  switch (f) {
+  case SKN_PALETTE_MAT4:
+    for (int c = 0; c < 4; ++c)
+      for (int r = 0; r < 4; ++r) dst[c * 4 + r] = r < 3 ? x->m[r * 4 + c] : (c == 3 ? 1.0f : 0.0f);
+    break;
+  case SKN_PALETTE_ROWS3X4: memcpy(dst, x->m, 12 * sizeof(float)); break;
+  case SKN_PALETTE_NORMAL_ROWS3X4:
+    for (int r = 0; r < 3; ++r) {
+      memcpy(dst + r * 4, x->n + r * 3, 3 * sizeof(float));
+      dst[r * 4 + 3] = 0.0f;
+    }
+    break;
+  default: break;
+  }
+}
+
+SKN_API skn_status skn_pose_palette(const skn_pose *pose, skn_palette_format format, void *dst,
+                                    size_t dst_bytes) {
+  if (!pose || !dst) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_palette: pose and dst are required");
+  size_t entry = palette_entry_size(format);
+  if (!entry)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_palette: format %u is not a skn_palette_format",
+                     (unsigned)format);
+  size_t need = entry * pose->rig->joint_count;
+  if (dst_bytes < need)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_palette: dst_bytes %zu is smaller than %u joints x %zu = %zu",
+                     dst_bytes, pose->rig->joint_count, entry, need);
+  for (uint32_t j = 0; j < pose->rig->joint_count; ++j)
+    write_palette_entry(&pose->xforms[j], format, (float *)((char *)dst + j * entry));
+  return SKN_OK;
+}

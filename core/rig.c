@@ -1,0 +1,201 @@
+/* rig.c — skn_bind: converts a validated bind description into the rig the
+ * kernels read: joints ordered parents-first, bind matrices in both
+ * directions, vertices packed, influences pruned and normalized into CSR. */
+#include "bind.h"
+
+#include "math/mat4.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *alloc_array(size_t count, size_t size) {
+  if (size && count > SIZE_MAX / size) return NULL;
+  return malloc(count * size > 0 ? count * size : 1);
+}
+
+static skn_status build_joints(skn_rig *rig, const skn_bind_desc *d) {
+  uint32_t n = d->joint_count;
+  rig->parents = alloc_array(n, sizeof *rig->parents);
+  rig->order = alloc_array(n, sizeof *rig->order);
+  rig->bind = alloc_array(n, sizeof *rig->bind);
+  rig->inverse_bind = alloc_array(n, sizeof *rig->inverse_bind);
+  rig->rest_local = alloc_array(n, sizeof *rig->rest_local);
+  rig->joint_used = calloc(n, 1);
+  if (!rig->parents || !rig->order || !rig->bind || !rig->inverse_bind || !rig->rest_local ||
+      !rig->joint_used)
+    return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for %u joints", n);
+  skn_status s = skn__order_joints(d, rig->order);
+  if (s != SKN_OK) return s;
+  for (uint32_t j = 0; j < n; ++j) {
+    rig->parents[j] = d->parents ? d->parents[j] : -1;
+    if (d->bind_matrices) {
+      memcpy(rig->bind[j], d->bind_matrices + (size_t)j * 16, sizeof rig->bind[j]);
+      skn_mat4_invert_affine(rig->inverse_bind[j], rig->bind[j]);
+    } else {
+      memcpy(rig->inverse_bind[j], d->inverse_bind_matrices + (size_t)j * 16, sizeof rig->bind[j]);
+      skn_mat4_invert_affine(rig->bind[j], rig->inverse_bind[j]);
+    }
+  }
+  for (uint32_t j = 0; j < n; ++j) {
+    if (d->rest_local) { /* the caller's starting pose, quaternion normalized */
+      const skn_transform *t = &d->rest_local[j];
+      float q[4], len = sqrtf(t->rotation[0] * t->rotation[0] + t->rotation[1] * t->rotation[1] +
+                              t->rotation[2] * t->rotation[2] + t->rotation[3] * t->rotation[3]);
+      for (int c = 0; c < 4; ++c) q[c] = t->rotation[c] / len;
+      skn_mat4_from_trs(rig->rest_local[j], t->translation, q, t->scale);
+    } else if (rig->parents[j] < 0) { /* the bind pose: local = (W_parent^R)^-1 W^R */
+      memcpy(rig->rest_local[j], rig->bind[j], sizeof rig->bind[j]);
+    } else {
+      skn_mat4_mul_affine(rig->rest_local[j], rig->inverse_bind[rig->parents[j]], rig->bind[j]);
+    }
+  }
+  return SKN_OK;
+}
+
+static float *pack_attrib(skn_attrib a, uint32_t count, uint32_t width) {
+  if (!a.data) return NULL;
+  float *dst = alloc_array((size_t)count * width, sizeof(float));
+  for (uint32_t v = 0; dst && v < count; ++v)
+    memcpy(dst + (size_t)v * width, skn__attrib_at(a, width * sizeof(float), v), width * sizeof(float));
+  return dst;
+}
+
+static skn_status build_vertices(skn_rig *rig, const skn_bind_desc *d) {
+  rig->positions = pack_attrib(d->positions, d->vertex_count, 3);
+  rig->normals = pack_attrib(d->normals, d->vertex_count, 3);
+  rig->tangents = pack_attrib(d->tangents, d->vertex_count, 4);
+  if (!rig->positions || (d->normals.data && !rig->normals) || (d->tangents.data && !rig->tangents))
+    return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for %u vertices", d->vertex_count);
+  rig->flags |= (rig->normals ? SKN_RIG_HAS_NORMALS : 0) | (rig->tangents ? SKN_RIG_HAS_TANGENTS : 0);
+  return SKN_OK;
+}
+
+/* Heaviest first; among equal weights the earlier influence wins. */
+typedef struct kept_influence { uint32_t index; float weight; } kept_influence;
+static int by_weight_desc(const void *a, const void *b) {
+  const kept_influence *x = a, *y = b;
+  if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
+  return x->index < y->index ? -1 : 1;
+}
+static int by_index(const void *a, const void *b) {
+  const kept_influence *x = a, *y = b;
+  return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+/* Prunes vertex v's influences into kept[] (in the order given) and returns
+ * how many are left; *scale is what their weights are multiplied by. */
+static uint32_t prune_vertex(const skn_bind_desc *d, uint32_t v, kept_influence *kept, double *scale) {
+  uint32_t lo, hi, n = 0;
+  double given = 0.0, left = 0.0;
+  skn__influence_range(d, v, &lo, &hi);
+  for (uint32_t i = lo; i < hi; ++i) {
+    float w = d->influence_weights[i];
+    given += w;
+    if (w > 0.0f && w >= d->min_weight) kept[n++] = (kept_influence){i, w};
+  }
+  if (d->max_influences && n > d->max_influences) {
+    qsort(kept, n, sizeof *kept, by_weight_desc);
+    n = d->max_influences;
+    qsort(kept, n, sizeof *kept, by_index);
+  }
+  for (uint32_t k = 0; k < n; ++k) left += kept[k].weight;
+  *scale = d->weight_mode == SKN_WEIGHTS_AS_GIVEN ? given / left : 1.0 / left;
+  return n;
+}
+
+static skn_status build_influences(skn_rig *rig, const skn_bind_desc *d) {
+  uint32_t lo, hi, total = 0, widest = 0;
+  for (uint32_t v = 0; v < d->vertex_count; ++v) {
+    skn__influence_range(d, v, &lo, &hi);
+    total += hi - lo;
+    widest = SKN_MAX(widest, hi - lo);
+  }
+  kept_influence *kept = alloc_array(widest, sizeof *kept);
+  rig->influence_offsets = alloc_array((size_t)d->vertex_count + 1, sizeof(uint32_t));
+  rig->influence_joints = alloc_array(total, sizeof(uint32_t));
+  rig->influence_weights = alloc_array(total, sizeof(float));
+  rig->bone_offsets = alloc_array((size_t)total * 3, sizeof(float));
+  skn_status s = (kept && rig->influence_offsets && rig->influence_joints && rig->influence_weights &&
+                  rig->bone_offsets) ? SKN_OK
+                 : skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for %u influences", total);
+  uint32_t out = 0;
+  for (uint32_t v = 0; s == SKN_OK && v < d->vertex_count; ++v) {
+    double scale;
+    uint32_t n = prune_vertex(d, v, kept, &scale);
+    if (n == 0 && d->weight_mode == SKN_WEIGHTS_REQUIRE_UNIT)
+      s = skn__fail(SKN_ERR_BAD_WEIGHTS, "vertex %u: no influence is left after pruning (min_weight %g)",
+                    v, d->min_weight);
+    rig->influence_offsets[v] = out;
+    rig->max_influences_per_vertex = SKN_MAX(rig->max_influences_per_vertex, n);
+    for (uint32_t k = 0; k < n; ++k, ++out) {
+      uint32_t j = d->influence_joints[kept[k].index];
+      rig->influence_joints[out] = j;
+      rig->influence_weights[out] = (float)(kept[k].weight * scale);
+      rig->joint_used[j] = 1;
+      for (int c = 0; c < 3; ++c) /* v'_i = v0 - c_i, c_i the joint's bind origin */
+        rig->bone_offsets[out * 3 + c] = rig->positions[(size_t)v * 3 + c] - rig->bind[j][12 + c];
+    }
+  }
+  free(kept);
+  if (s != SKN_OK) return s;
+  rig->influence_offsets[d->vertex_count] = out;
+  rig->influence_count = out;
+  return SKN_OK;
+}
+
+SKN_API skn_status skn_bind(const skn_bind_desc *desc, skn_rig **out_rig) {
+  if (!desc || !out_rig) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: desc and out_rig are required");
+  if (desc->struct_size < SKN_BIND_DESC_V1_SIZE)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: struct_size %u is smaller than skn_bind_desc (%u)",
+                     desc->struct_size, SKN_BIND_DESC_V1_SIZE);
+  skn_bind_desc d; /* read only the fields the caller's struct has */
+  memset(&d, 0, sizeof d);
+  memcpy(&d, desc, SKN_MIN((size_t)desc->struct_size, sizeof d));
+  skn_status s = skn__bind_validate(&d);
+  if (s != SKN_OK) return s;
+  skn_rig *rig = calloc(1, sizeof *rig);
+  if (!rig) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory");
+  rig->joint_count = d.joint_count;
+  rig->vertex_count = d.vertex_count;
+  s = build_joints(rig, &d);
+  if (s == SKN_OK) s = build_vertices(rig, &d);
+  if (s == SKN_OK) s = build_influences(rig, &d);
+  if (s != SKN_OK) {
+    skn_rig_destroy(rig);
+    return s;
+  }
+  *out_rig = rig;
+  return SKN_OK;
+}
+
+SKN_API void skn_rig_destroy(skn_rig *rig) {
+  if (!rig) return;
+  free(rig->parents);
+  free(rig->order);
+  free(rig->bind);
+  free(rig->inverse_bind);
+  free(rig->rest_local);
+  free(rig->joint_used);
+  free(rig->positions);
+  free(rig->normals);
+  free(rig->tangents);
+  free(rig->influence_offsets);
+  free(rig->influence_joints);
+  free(rig->influence_weights);
+  free(rig->bone_offsets);
+  free(rig);
+}
+
+SKN_API skn_status skn_rig_info_get(const skn_rig *rig, skn_rig_info *out) {
+  if (!rig || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_info_get: rig and out are required");
+  if (out->struct_size < SKN_RIG_INFO_V1_SIZE)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_info_get: struct_size %u is smaller than %u",
+                     out->struct_size, SKN_RIG_INFO_V1_SIZE);
+  skn_rig_info info = {sizeof info, rig->joint_count, rig->vertex_count, rig->influence_count,
+                       rig->max_influences_per_vertex,
+                       rig->flags & (SKN_RIG_HAS_NORMALS | SKN_RIG_HAS_TANGENTS)};
+  uint32_t size = out->struct_size;
+  memcpy(out, &info, SKN_MIN((size_t)size, sizeof info));
+  out->struct_size = size;
+  return SKN_OK;
+}

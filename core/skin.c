@@ -1,0 +1,91 @@
+/* skin.c — skn_skin: validate the whole request, pick the method's kernel,
+ * split the vertex range into blocks for the worker pool. */
+#include "internal.h"
+
+#include <string.h>
+
+/* Vertices per block handed to a thread: big enough to amortise the hand-off,
+ * small enough that two cores finish together. */
+#define SKN_BLOCK_VERTICES 4096u
+
+static skn_status check_output(skn_out_attrib a, uint32_t width, int bound, const char *name) {
+  if (!a.data) return SKN_OK;
+  if (!bound)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: %s requested but the rig was bound without them", name);
+  if (a.stride != 0 && a.stride < width * sizeof(float))
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: %s stride %u is smaller than one element (%u bytes)",
+                     name, a.stride, (unsigned)(width * sizeof(float)));
+  return SKN_OK;
+}
+
+/* LBS_QUATERNION serves rotation + uniform scale only (ABI.md): every joint
+ * that some vertex depends on must have a similarity M_i. */
+static skn_status check_similar(const skn_rig *rig, const skn_pose *pose) {
+  for (uint32_t j = 0; j < rig->joint_count; ++j) {
+    const skn_joint_xform *x = &pose->xforms[j];
+    if (rig->joint_used[j] && !x->similar)
+      return skn__fail(SKN_ERR_UNSUPPORTED,
+                       "joint %u: skinning transform has non-uniform scale, shear or a mirror; "
+                       "SKN_METHOD_LBS_QUATERNION needs rotation and uniform scale (use LBS_MATRIX)", j);
+  }
+  return SKN_OK;
+}
+
+static skn_status check_request(const skn_rig *rig, const skn_pose *pose, const skn_skin_desc *d) {
+  if (pose->rig != rig)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: the pose was created from another rig");
+  if ((unsigned)d->method > SKN_METHOD_LBS_QUATERNION)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: method %u is not a skn_method", (unsigned)d->method);
+  if ((unsigned)d->dqs_scale > SKN_DQS_SCALE_KEEP_Y)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: dqs_scale %u is not a skn_dqs_scale", (unsigned)d->dqs_scale);
+  if (d->first_vertex >= rig->vertex_count)
+    return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "skin: first_vertex %u >= vertex_count %u", d->first_vertex,
+                     rig->vertex_count);
+  if ((uint64_t)d->first_vertex + d->vertex_count > rig->vertex_count)
+    return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "skin: vertices [%u, %llu) run past vertex_count %u",
+                     d->first_vertex, (unsigned long long)d->first_vertex + d->vertex_count, rig->vertex_count);
+  if (!d->positions.data) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: positions output is required");
+  skn_status s = check_output(d->positions, 3, 1, "positions");
+  if (s == SKN_OK) s = check_output(d->normals, 3, rig->normals != NULL, "normals");
+  if (s == SKN_OK) s = check_output(d->tangents, 4, rig->tangents != NULL, "tangents");
+  if (s == SKN_OK && d->method == SKN_METHOD_LBS_QUATERNION) s = check_similar(rig, pose);
+  return s;
+}
+
+typedef struct skin_run {
+  skn_skin_job job;
+  skn_kernel_fn kernel;
+  uint32_t first, end;
+} skin_run;
+
+static void run_block(void *ctx, uint32_t block) {
+  const skin_run *run = ctx;
+  uint32_t lo = run->first + block * SKN_BLOCK_VERTICES;
+  run->kernel(&run->job, lo, SKN_MIN(run->end, lo + SKN_BLOCK_VERTICES));
+}
+
+SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_skin_desc *desc) {
+  if (!rig || !pose || !desc) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: rig, pose and desc are required");
+  if (desc->struct_size < SKN_SKIN_DESC_V1_SIZE)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: struct_size %u is smaller than skn_skin_desc (%u)",
+                     desc->struct_size, SKN_SKIN_DESC_V1_SIZE);
+  skn_skin_desc d;
+  memset(&d, 0, sizeof d);
+  memcpy(&d, desc, SKN_MIN((size_t)desc->struct_size, sizeof d));
+  skn_status s = check_request(rig, pose, &d);
+  if (s != SKN_OK) return s;
+
+  skin_run run = {{rig, pose, d.positions.data, d.normals.data, d.tangents.data,
+                   d.positions.stride ? d.positions.stride : 3 * sizeof(float),
+                   d.normals.stride ? d.normals.stride : 3 * sizeof(float),
+                   d.tangents.stride ? d.tangents.stride : 4 * sizeof(float)},
+                  d.method == SKN_METHOD_LBS_MATRIX ? skn__lbs_matrix : skn__lbs_quaternion,
+                  d.first_vertex,
+                  d.vertex_count ? d.first_vertex + d.vertex_count : rig->vertex_count};
+  uint32_t blocks = (run.end - run.first + SKN_BLOCK_VERTICES - 1) / SKN_BLOCK_VERTICES;
+  if (d.threads == 1 || blocks == 1)
+    run.kernel(&run.job, run.first, run.end);
+  else
+    skn__pool_run(run_block, &run, blocks, d.threads);
+  return SKN_OK;
+}

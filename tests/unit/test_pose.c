@@ -1,0 +1,226 @@
+/* test_pose.c — forward kinematics, set_model, palettes, the version calls
+ * and the function table. */
+#include "testlib.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PI 3.14159265358979323846
+
+/* A 3-joint chain along x, 1 apart. */
+static skn_rig *chain_rig(void) {
+  static const int32_t parents[3] = {-1, 0, 1};
+  static float bind[48];
+  static float pos[3] = {0, 0, 0}, w = 1;
+  static uint32_t joint = 0;
+  for (int j = 0; j < 3; ++j) {
+    float *m = bind + j * 16;
+    memset(m, 0, 16 * sizeof(float));
+    m[0] = m[5] = m[10] = m[15] = 1;
+    m[12] = (float)j;
+  }
+  skn_bind_desc d = {sizeof d};
+  d.joint_count = 3;
+  d.parents = parents;
+  d.bind_matrices = bind;
+  d.vertex_count = 1;
+  d.positions.data = pos;
+  d.influences_per_vertex = 1;
+  d.influence_joints = &joint;
+  d.influence_weights = &w;
+  return bind_or_fail(&d);
+}
+
+/* At rest every palette matrix is the identity; MAT4 and ROWS3X4 agree. */
+START_TEST(palette_formats) {
+  skn_rig *rig = chain_rig();
+  skn_pose *pose = pose_or_fail(rig);
+  float mat4[48], rows[36], nrows[36];
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, mat4, sizeof mat4), SKN_OK);
+  for (int j = 0; j < 3; ++j)
+    for (int e = 0; e < 16; ++e) ck_assert_float_eq_tol(mat4[j * 16 + e], (e % 5 == 0) ? 1.0f : 0.0f, 1e-6f);
+  /* rotate the root 90° about z and scale joint 1 by 2 along its x */
+  skn_transform t[2] = {transform_identity(), transform_identity()};
+  quat_axis_angle(t[0].rotation, 0, 0, 1, PI / 2);
+  t[1].translation[0] = 1;
+  t[1].scale[0] = 2;
+  ck_assert_int_eq(skn_pose_set_local(pose, 0, 2, t), SKN_OK);
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, mat4, sizeof mat4), SKN_OK);
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_ROWS3X4, rows, sizeof rows), SKN_OK);
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_NORMAL_ROWS3X4, nrows, sizeof nrows), SKN_OK);
+  for (int j = 0; j < 3; ++j)
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c) ck_assert_float_eq(rows[j * 12 + r * 4 + c], mat4[j * 16 + c * 4 + r]);
+  /* joint 1: W^A = Rz T(1,0,0) S(2,1,1), W^R = T(1,0,0): M = Rz T S T^-1.
+   * M (x,y,z) = Rz (2x - 1 + 1, y, z) ... so M's 3x3 = Rz diag(2,1,1) =
+   * [[0,-1,0],[2,0,0],[0,0,1]] and its translation Rz (1 - 2, 0, 0) = (0,-1,0). */
+  const float m1[12] = {0, -1, 0, 0, 2, 0, 0, -1, 0, 0, 1, 0};
+  ck_assert_double_le(max_abs_diff(rows + 12, m1, 12), 1e-6);
+  /* its normal matrix: (Rz diag(2,1,1))^-T = Rz diag(1/2,1,1) = [[0,-1,0],[.5,0,0],[0,0,1]] */
+  const float n1[12] = {0, -1, 0, 0, 0.5f, 0, 0, 0, 0, 0, 1, 0};
+  ck_assert_double_le(max_abs_diff(nrows + 12, n1, 12), 1e-6);
+  skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+}
+END_TEST
+
+/* set_model pins the joints it sets; the others keep their locals and
+ * follow their parents; set_local unpins. */
+START_TEST(set_model_semantics) {
+  skn_rig *rig = chain_rig();
+  skn_pose *pose = pose_or_fail(rig);
+  float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 5, 0, 0, 1}; /* joint 1 moved to x = 5 */
+  ck_assert_int_eq(skn_pose_set_model(pose, 1, 1, m), SKN_OK);
+  float pal[48];
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, pal, sizeof pal), SKN_OK);
+  ck_assert_float_eq_tol(pal[16 + 12], 4.0f, 1e-6f); /* M_1 = T(5) T(1)^-1 */
+  ck_assert_float_eq_tol(pal[32 + 12], 4.0f, 1e-6f); /* joint 2 follows its parent */
+  skn_transform root = transform_identity();
+  root.translation[1] = 3; /* moving the root does not move pinned joint 1 */
+  ck_assert_int_eq(skn_pose_set_local(pose, 0, 1, &root), SKN_OK);
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, pal, sizeof pal), SKN_OK);
+  ck_assert_float_eq_tol(pal[16 + 13], 0.0f, 1e-6f);
+  skn_transform one = transform_identity();
+  one.translation[0] = 1; /* back to its bind local: follows the root again */
+  ck_assert_int_eq(skn_pose_set_local(pose, 1, 1, &one), SKN_OK);
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, pal, sizeof pal), SKN_OK);
+  ck_assert_float_eq_tol(pal[16 + 12], 0.0f, 1e-6f);
+  ck_assert_float_eq_tol(pal[16 + 13], 3.0f, 1e-6f);
+  ck_assert_float_eq_tol(pal[32 + 13], 3.0f, 1e-6f);
+  skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+}
+END_TEST
+
+/* set_model with every joint's W^A equals set_local with the locals that
+ * produce them, on a random rig. */
+START_TEST(set_model_equals_set_local) {
+  test_rig t;
+  test_rig_random(&t, 51, 20, 300, 4, 2);
+  skn_bind_desc d = test_rig_desc(&t);
+  skn_rig *rig = bind_or_fail(&d);
+  skn_pose *a = pose_or_fail(rig), *b = pose_or_fail(rig);
+  ck_assert_int_eq(skn_pose_set_local(a, 0, t.joint_count, t.pose), SKN_OK);
+  double (*pal)[16] = malloc(t.joint_count * sizeof *pal);
+  float *world = malloc(t.joint_count * 16 * sizeof(float));
+  ref_palette(&t, pal);
+  for (uint32_t j = 0; j < t.joint_count; ++j) { /* W^A = M_i W^R */
+    double b16[16], w[16];
+    for (int e = 0; e < 16; ++e) b16[e] = t.bind[j * 16 + e];
+    dm_mul(w, pal[j], b16);
+    for (int e = 0; e < 16; ++e) world[j * 16 + e] = (float)w[e];
+  }
+  ck_assert_int_eq(skn_pose_set_model(b, 0, t.joint_count, world), SKN_OK);
+  float pa[900], pb[900];
+  skin_or_fail(rig, a, SKN_METHOD_LBS_MATRIX, pa, NULL, NULL);
+  skin_or_fail(rig, b, SKN_METHOD_LBS_MATRIX, pb, NULL, NULL);
+  ck_assert_double_le(max_abs_diff(pa, pb, 900), 1e-5 * t.size);
+  free(pal);
+  free(world);
+  skn_pose_destroy(a);
+  skn_pose_destroy(b);
+  skn_rig_destroy(rig);
+  test_rig_free(&t);
+}
+END_TEST
+
+/* bind's rest_local is the starting pose of every new pose. */
+START_TEST(rest_local_starting_pose) {
+  static const int32_t parents[2] = {-1, 0};
+  float bind[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+                    1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1};
+  skn_transform rest[2] = {transform_identity(), transform_identity()};
+  rest[0].translation[2] = 2; /* the whole rig starts lifted by 2 */
+  rest[1].translation[0] = 1;
+  float pos[3] = {1, 0, 0}, w = 1, out[3];
+  uint32_t joint = 1;
+  skn_bind_desc d = {sizeof d};
+  d.joint_count = 2;
+  d.parents = parents;
+  d.bind_matrices = bind;
+  d.rest_local = rest;
+  d.vertex_count = 1;
+  d.positions.data = pos;
+  d.influences_per_vertex = 1;
+  d.influence_joints = &joint;
+  d.influence_weights = &w;
+  skn_rig *rig = bind_or_fail(&d);
+  skn_pose *pose = pose_or_fail(rig);
+  skin_or_fail(rig, pose, SKN_METHOD_LBS_MATRIX, out, NULL, NULL);
+  const float want[3] = {1, 0, 2};
+  ck_assert_double_le(max_abs_diff(out, want, 3), 1e-6);
+  skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+}
+END_TEST
+
+/* LBS_QUATERNION refuses a joint with non-uniform scale, naming it. */
+START_TEST(quaternion_form_refuses_shear) {
+  skn_rig *rig = chain_rig();
+  skn_pose *pose = pose_or_fail(rig);
+  skn_transform t = transform_identity();
+  t.scale[1] = 3;
+  ck_assert_int_eq(skn_pose_set_local(pose, 0, 1, &t), SKN_OK);
+  float out[3] = {42, 42, 42};
+  skn_skin_desc s = {sizeof s};
+  s.method = SKN_METHOD_LBS_QUATERNION;
+  s.positions.data = out;
+  ck_assert_int_eq(skn_skin(rig, pose, &s), SKN_ERR_UNSUPPORTED);
+  ck_assert_ptr_nonnull(strstr(skn_last_error(), "joint 0"));
+  ck_assert_float_eq(out[0], 42);
+  t.scale[0] = t.scale[2] = 3; /* uniform now: served */
+  ck_assert_int_eq(skn_pose_set_local(pose, 0, 1, &t), SKN_OK);
+  ck_assert_int_eq(skn_skin(rig, pose, &s), SKN_OK);
+  skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+}
+END_TEST
+
+START_TEST(version_and_names) {
+  ck_assert_uint_eq(skn_version(), SKN_VERSION_NUMBER);
+  ck_assert_uint_eq(skn_version() / 10000, SKN_VERSION_MAJOR);
+  ck_assert_str_eq(skn_version_string(), "1.0.0");
+  ck_assert_str_eq(skn_status_name(SKN_OK), "SKN_OK");
+  ck_assert_str_eq(skn_status_name(SKN_ERR_SINGULAR), "SKN_ERR_SINGULAR");
+  ck_assert_str_eq(skn_status_name(SKN_ERR_PARSE), "SKN_ERR_PARSE");
+  ck_assert_str_eq(skn_status_name((skn_status)999), "SKN_STATUS_UNKNOWN");
+  const skn_api *api = skn_get_api(SKN_VERSION_MAJOR);
+  ck_assert_ptr_nonnull(api);
+  ck_assert_ptr_null(skn_get_api(0));
+  ck_assert_ptr_null(skn_get_api(2));
+  ck_assert_uint_eq(api->abi_version, SKN_VERSION_NUMBER);
+  ck_assert_uint_ge(api->struct_size, sizeof(skn_api));
+  ck_assert_ptr_eq((void *)api->bind, (void *)skn_bind);
+  ck_assert_ptr_eq((void *)api->skin, (void *)skn_skin);
+  ck_assert_ptr_eq((void *)api->pose_palette, (void *)skn_pose_palette);
+}
+END_TEST
+
+/* The message stays until the next failure: a success does not clear it. */
+START_TEST(last_error_persists) {
+  skn_rig *rig = NULL;
+  ck_assert_int_eq(skn_bind(NULL, &rig), SKN_ERR_INVALID_ARGUMENT);
+  char saved[256];
+  strncpy(saved, skn_last_error(), sizeof saved - 1);
+  saved[255] = 0;
+  ck_assert_uint_gt(strlen(saved), 0);
+  skn_rig *chain = chain_rig();
+  ck_assert_str_eq(skn_last_error(), saved);
+  skn_rig_destroy(chain);
+}
+END_TEST
+
+Suite *suite_pose(void) {
+  Suite *s = suite_create("pose");
+  TCase *tc = tcase_create("pose");
+  tcase_add_test(tc, palette_formats);
+  tcase_add_test(tc, set_model_semantics);
+  tcase_add_test(tc, set_model_equals_set_local);
+  tcase_add_test(tc, rest_local_starting_pose);
+  tcase_add_test(tc, quaternion_form_refuses_shear);
+  tcase_add_test(tc, version_and_names);
+  tcase_add_test(tc, last_error_persists);
+  suite_add_tcase(s, tc);
+  return s;
+}
