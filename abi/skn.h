@@ -152,8 +152,10 @@ typedef struct skn_bind_desc {
   skn_weight_mode weight_mode;
   uint32_t max_influences;             /* 0 = keep all; else keep the heaviest k and renormalize */
   float min_weight;                    /* drop influences below this before normalizing; >= 0 */
-  const float *blend_weights;          /* optional per-vertex DQS amount in [0,1] for SKN_METHOD_BLEND */
-  const uint32_t *triangles;           /* optional, 3 per triangle: needed by SKN_METHOD_COR */
+  const float *blend_weights;          /* optional per-vertex DQS amount in [0,1] for SKN_METHOD_BLEND;
+                                          outside [0,1]: SKN_ERR_BAD_WEIGHTS */
+  const uint32_t *triangles;           /* optional, 3 per triangle: needed by SKN_METHOD_COR, whose
+                                          centers bind computes from them (multithreaded) */
   uint32_t triangle_count;
 } skn_bind_desc;
 
@@ -189,7 +191,9 @@ SKN_API void skn_rig_destroy(skn_rig *rig);
 /* Bits of skn_rig_info.flags: what the rig was bound with. */
 enum {
   SKN_RIG_HAS_NORMALS = 1u << 0,
-  SKN_RIG_HAS_TANGENTS = 1u << 1
+  SKN_RIG_HAS_TANGENTS = 1u << 1,
+  SKN_RIG_HAS_BLEND_WEIGHTS = 1u << 2,        /* SKN_METHOD_BLEND is served */
+  SKN_RIG_HAS_CENTERS_OF_ROTATION = 1u << 3   /* SKN_METHOD_COR is served */
 };
 
 typedef struct skn_rig_info {
@@ -243,6 +247,11 @@ typedef enum skn_palette_format {
   SKN_PALETTE_ROWS3X4,        /* 12 floats: the three rows of M_i's upper 3x4 (std140 vec4[3]) */
   SKN_PALETTE_NORMAL_ROWS3X4, /* 12 floats: rows of the inverse-transpose of M_i's 3x3, each
                                  padded with a 0 (the cofactor matrix where the 3x3 is singular) */
+  SKN_PALETTE_DUAL_QUAT,      /* 8 floats: real xyzw, dual xyzw of M_i's rigid part (POLAR split;
+                                 exactly M_i where M_i is rigid) */
+  SKN_PALETTE_DUAL_QUAT_SCALE,/* 20 floats: the dual quaternion, then the three rows of the 3x4
+                                 bind-space scale/shear S_i, M_i = rigid_i * S_i (POLAR split) */
+  SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y, /* the same, split as SKN_DQS_SCALE_KEEP_Y */
   SKN_PALETTE_FORMAT_FORCE_U32 = 0x7FFFFFFF
 } skn_palette_format;
 
@@ -274,15 +283,51 @@ typedef enum skn_method {
    * within 1e-4 (relative), or whose determinant is <= 0, is
    * SKN_ERR_UNSUPPORTED, naming the joint. */
   SKN_METHOD_LBS_QUATERNION = 1,
+  /* Dual quaternion skinning (Kavan, Collins, Zara, O'Sullivan 2008,
+   * "Geometric Skinning with Approximate Dual Quaternion Blending"): no
+   * candy-wrapper collapse under twist. Each M_i = rigid_i * S_i (see
+   * skn_dqs_scale); per vertex
+   *   S = sum w_i S_i / sum w_i            scale/shear, blended linearly
+   *   c = normalize(sum +-w_i q_i)         q_i the unit dual quaternion of rigid_i
+   *   v = c (S v0),  n = normalize(R(c) S^-T n0),  t.xyz = normalize(R(c) S t0.xyz)
+   * q_i is negated when its real part's dot product with the running sum of
+   * the influences before it (in bind's order) is negative: Blender's rule.
+   * With one influence, or with rigid M_i that all agree, DQS equals M_i v0.
+   * The blend is always normalized, whatever the weight mode. */
+  SKN_METHOD_DQS = 2,
+  /* Per vertex, v = (1 - b) LBS + b DQS with b from bind's blend_weights
+   * (Maya's "Weight Blended"); normals and tangents blended alike and
+   * renormalized. A rig bound without blend_weights: SKN_ERR_UNSUPPORTED. */
+  SKN_METHOD_BLEND = 3,
+  /* Optimized centers of rotation (Le & Hodgins 2016, "Real-time Skeletal
+   * Skinning with Optimized Centers of Rotation"): bind finds each vertex's
+   * center p* from the similarity of skinning weights over the mesh's
+   * triangles (their eq. 3-5, sigma = 0.1); per pose
+   *   R = rotation of normalize(sum +-w_i q_i) (antipodality as in DQS)
+   *   v = R S (v0 - p*) + sum w_i M_i p*   (S as in DQS; the paper's
+   *                                         v = R v0 + t when S = I)
+   *   n = R S^-T n0
+   * No candy wrapper and less bulging at bends than DQS. Vertices with no
+   * similar triangle (e.g. one influence) are skinned by LBS. A rig bound
+   * without triangles: SKN_ERR_UNSUPPORTED. */
+  SKN_METHOD_COR = 4,
   SKN_METHOD_FORCE_U32 = 0x7FFFFFFF
 } skn_method;
 
-/* How DQS splits each M_i into a rigid part and a scale/shear part. Read by
- * the dual-quaternion methods only; zero is the default. */
+/* How the dual-quaternion methods (DQS, BLEND, COR) split each M_i into a
+ * rigid part and a bind-space scale/shear, M_i = rigid_i * S_i. With B_i the
+ * bind matrix (joint -> model) and W_i the posed one, R_i below is a rotation
+ * of W_i's 3x3 and Rb_i the same rotation of B_i's; then
+ *   rigid_i = [R_i Rb_i^T | t(W_i) - R_i Rb_i^T c_i]   (c_i = B_i's origin)
+ *   S_i     = rigid_i^-1 M_i                          (acts first, about c_i)
+ * which for a rigid B_i is [R_i | t(W_i)] B_i^-1 and B_i [R_i | t(W_i)]^-1 W_i B_i^-1.
+ * A joint whose M_i's 3x3 is a rotation within 1e-4 has S_i = I and
+ * rigid_i = M_i under both splits, so with rigid poses they agree. Zero is
+ * the default. */
 typedef enum skn_dqs_scale {
-  SKN_DQS_SCALE_POLAR = 0,    /* M_i = R_i * S_i by polar decomposition of the 3x3 */
-  SKN_DQS_SCALE_KEEP_Y,       /* orthonormalise the posed joint frame keeping its Y axis,
-                                 as Blender's "Preserve Volume" does */
+  SKN_DQS_SCALE_POLAR = 0,    /* R_i = the polar factor of W_i's 3x3 (Higham's iteration) */
+  SKN_DQS_SCALE_KEEP_Y,       /* R_i = W_i's frame orthonormalised keeping its Y axis, as
+                                 Blender's "Preserve Volume" does (orthogonalize_m4(mat, 1)) */
   SKN_DQS_SCALE_FORCE_U32 = 0x7FFFFFFF
 } skn_dqs_scale;
 

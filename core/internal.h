@@ -36,9 +36,6 @@ skn_status skn__fail(skn_status status, const char *fmt, ...)
 
 /* ---- the rig (rig.c) ---- */
 
-/* Which derived forms a vertex's influences need. */
-enum { SKN_RIG_HAS_BLEND = 1u << 8, SKN_RIG_HAS_CENTERS = 1u << 9 };
-
 struct skn_rig {
   uint32_t joint_count;
   uint32_t vertex_count;
@@ -60,6 +57,10 @@ struct skn_rig {
   uint32_t *influence_joints;    /* in the order given at bind (DQS antipodality needs it) */
   float *influence_weights;      /* pruned and normalized per the weight mode */
   float *bone_offsets;           /* LBS_QUATERNION's v'_i = v0 - c_i: 3 per influence */
+  double (*bind_rotation)[2][9]; /* per joint, per skn_dqs_scale: the rotation of W_i^R's 3x3 */
+  float *blend_weights;          /* SKN_METHOD_BLEND's b per vertex, or NULL */
+  float *centers;                /* SKN_METHOD_COR's p* per vertex (3 each), or NULL */
+  uint8_t *has_center;           /* 0 where no triangle is similar: COR falls back to LBS */
 };
 
 /* ---- the pose (pose.c, palette.c) ---- */
@@ -72,6 +73,13 @@ typedef struct skn_joint_xform {
   float s;          /* ... its uniform scale ... */
   float b[3];       /* ... and the joint's posed origin b_i = M_i c_i */
   uint32_t similar; /* 1 when M_i's 3x3 is s*R within 1e-4 with det > 0 */
+  /* DQS/COR, per skn_dqs_scale: M_i = rigid_i * S_i (ABI.md, "DQS split") */
+  struct skn_joint_dq {
+    float real[4];  /* rotation of rigid_i */
+    float dual[4];  /* its translation, as the dual part */
+    float s[12];    /* rows of the bind-space scale/shear S_i (3x4) */
+    uint32_t scaled;/* 0 where S_i = I (M_i's 3x3 is a rotation within 1e-4) */
+  } dq[2];
 } skn_joint_xform;
 
 struct skn_pose {
@@ -85,11 +93,13 @@ struct skn_pose {
 /* Recomputes world matrices and palette from locals (pose.c). */
 void skn__pose_update(skn_pose *pose);
 
-/* Derives the palette entry of one joint from its posed and bind matrices. */
-void skn__joint_xform(skn_joint_xform *x, const float world[16], const float inverse_bind[16],
-                      const float bind[16]);
+/* Derives the palette entry of joint j from its posed matrix W_j^A. */
+void skn__joint_xform(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const float world[16]);
 
-/* ---- kernels (lbs.c) ---- */
+/* The rotations bind needs for the DQS split: bind_rotation[j][split]. */
+void skn__bind_rotations(skn_rig *rig);
+
+/* ---- kernels (lbs.c, dqs.c, cor.c) ---- */
 
 /* A job for one vertex range: [first, end) with outputs addressed by
  * absolute vertex index. Built and validated by skn_skin; cannot fail. */
@@ -98,15 +108,34 @@ typedef struct skn_skin_job {
   const skn_pose *pose;
   char *positions, *normals, *tangents;
   size_t position_stride, normal_stride, tangent_stride;
+  int split;                     /* skn_dqs_scale, for DQS, BLEND and COR */
 } skn_skin_job;
+
+/* One vertex's results; n and t are filled only where the job asks. */
+typedef struct skn_vertex_out {
+  float p[3], n[3], t[4];
+} skn_vertex_out;
 
 typedef void (*skn_kernel_fn)(const skn_skin_job *job, uint32_t first, uint32_t end);
 
 void skn__lbs_matrix(const skn_skin_job *job, uint32_t first, uint32_t end);
 void skn__lbs_quaternion(const skn_skin_job *job, uint32_t first, uint32_t end);
+void skn__dqs(const skn_skin_job *job, uint32_t first, uint32_t end);
+void skn__blend(const skn_skin_job *job, uint32_t first, uint32_t end);
+void skn__cor(const skn_skin_job *job, uint32_t first, uint32_t end);
 
-/* Writes vertex v's rest attributes (a vertex with no influence). */
-void skn__write_rest(const skn_skin_job *job, uint32_t v);
+/* Per-vertex forms the kernels share: LBS (matrix form) and DQS of vertex
+ * v, which must have at least one influence; its rest attributes; storing. */
+void skn__lbs_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o);
+void skn__dqs_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o);
+void skn__rest_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o);
+void skn__store_vertex(const skn_skin_job *job, uint32_t v, const skn_vertex_out *o);
+
+/* ---- optimized centers of rotation (cor_bind.c) ---- */
+
+/* Computes rig->centers and rig->has_center from bind's triangles
+ * (Le & Hodgins 2016, eq. 4 with the similarity of eq. 3, sigma = 0.1). */
+skn_status skn__cor_centers(skn_rig *rig, const uint32_t *triangles, uint32_t triangle_count);
 
 /* ---- the worker pool (pool.c) ---- */
 

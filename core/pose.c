@@ -20,7 +20,7 @@ void skn__pose_update(skn_pose *pose) {
     } else {
       skn_mat4_mul_affine(pose->world[j], pose->world[p], pose->local[j]);
     }
-    skn__joint_xform(&pose->xforms[j], pose->world[j], rig->inverse_bind[j], rig->bind[j]);
+    skn__joint_xform(&pose->xforms[j], rig, j, pose->world[j]);
   }
 }
 
@@ -117,6 +117,9 @@ static size_t palette_entry_size(skn_palette_format f) {
   case SKN_PALETTE_MAT4: return 16 * sizeof(float);
   case SKN_PALETTE_ROWS3X4:
   case SKN_PALETTE_NORMAL_ROWS3X4: return 12 * sizeof(float);
+  case SKN_PALETTE_DUAL_QUAT: return 8 * sizeof(float);
+  case SKN_PALETTE_DUAL_QUAT_SCALE:
+  case SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y: return 20 * sizeof(float);
   default: return 0;
   }
 }
@@ -134,6 +137,15 @@ static void write_palette_entry(const skn_joint_xform *x, skn_palette_format f, 
       dst[r * 4 + 3] = 0.0f;
     }
     break;
+  case SKN_PALETTE_DUAL_QUAT:
+  case SKN_PALETTE_DUAL_QUAT_SCALE:
+  case SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y: {
+    const struct skn_joint_dq *dq = &x->dq[f == SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y];
+    memcpy(dst, dq->real, 4 * sizeof(float));
+    memcpy(dst + 4, dq->dual, 4 * sizeof(float));
+    if (f != SKN_PALETTE_DUAL_QUAT) memcpy(dst + 8, dq->s, 12 * sizeof(float));
+    break;
+  }
   default: break;
   }
 }

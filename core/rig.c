@@ -21,8 +21,9 @@ static skn_status build_joints(skn_rig *rig, const skn_bind_desc *d) {
   rig->inverse_bind = alloc_array(n, sizeof *rig->inverse_bind);
   rig->rest_local = alloc_array(n, sizeof *rig->rest_local);
   rig->joint_used = calloc(n, 1);
+  rig->bind_rotation = alloc_array(n, sizeof *rig->bind_rotation);
   if (!rig->parents || !rig->order || !rig->bind || !rig->inverse_bind || !rig->rest_local ||
-      !rig->joint_used)
+      !rig->joint_used || !rig->bind_rotation)
     return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for %u joints", n);
   skn_status s = skn__order_joints(d, rig->order);
   if (s != SKN_OK) return s;
@@ -49,6 +50,7 @@ static skn_status build_joints(skn_rig *rig, const skn_bind_desc *d) {
       skn_mat4_mul_affine(rig->rest_local[j], rig->inverse_bind[rig->parents[j]], rig->bind[j]);
     }
   }
+  skn__bind_rotations(rig);
   return SKN_OK;
 }
 
@@ -143,6 +145,22 @@ static skn_status build_influences(skn_rig *rig, const skn_bind_desc *d) {
   return SKN_OK;
 }
 
+/* What SKN_METHOD_BLEND and SKN_METHOD_COR need beyond the influences. */
+static skn_status build_method_data(skn_rig *rig, const skn_bind_desc *d) {
+  if (d->blend_weights) {
+    rig->blend_weights = alloc_array(d->vertex_count, sizeof(float));
+    if (!rig->blend_weights) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for blend weights");
+    memcpy(rig->blend_weights, d->blend_weights, (size_t)d->vertex_count * sizeof(float));
+    rig->flags |= SKN_RIG_HAS_BLEND_WEIGHTS;
+  }
+  if (d->triangles && d->triangle_count) {
+    skn_status s = skn__cor_centers(rig, d->triangles, d->triangle_count);
+    if (s != SKN_OK) return s;
+    rig->flags |= SKN_RIG_HAS_CENTERS_OF_ROTATION;
+  }
+  return SKN_OK;
+}
+
 SKN_API skn_status skn_bind(const skn_bind_desc *desc, skn_rig **out_rig) {
   if (!desc || !out_rig) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: desc and out_rig are required");
   if (desc->struct_size < SKN_BIND_DESC_V1_SIZE)
@@ -160,6 +178,7 @@ SKN_API skn_status skn_bind(const skn_bind_desc *desc, skn_rig **out_rig) {
   s = build_joints(rig, &d);
   if (s == SKN_OK) s = build_vertices(rig, &d);
   if (s == SKN_OK) s = build_influences(rig, &d);
+  if (s == SKN_OK) s = build_method_data(rig, &d);
   if (s != SKN_OK) {
     skn_rig_destroy(rig);
     return s;
@@ -183,6 +202,10 @@ SKN_API void skn_rig_destroy(skn_rig *rig) {
   free(rig->influence_joints);
   free(rig->influence_weights);
   free(rig->bone_offsets);
+  free(rig->bind_rotation);
+  free(rig->blend_weights);
+  free(rig->centers);
+  free(rig->has_center);
   free(rig);
 }
 
@@ -193,7 +216,7 @@ SKN_API skn_status skn_rig_info_get(const skn_rig *rig, skn_rig_info *out) {
                      out->struct_size, SKN_RIG_INFO_V1_SIZE);
   skn_rig_info info = {sizeof info, rig->joint_count, rig->vertex_count, rig->influence_count,
                        rig->max_influences_per_vertex,
-                       rig->flags & (SKN_RIG_HAS_NORMALS | SKN_RIG_HAS_TANGENTS)};
+                       rig->flags};
   uint32_t size = out->struct_size;
   memcpy(out, &info, SKN_MIN((size_t)size, sizeof info));
   out->struct_size = size;

@@ -31,10 +31,27 @@ static skn_status check_similar(const skn_rig *rig, const skn_pose *pose) {
   return SKN_OK;
 }
 
+/* The kernels, by skn_method. */
+static const skn_kernel_fn kernels[] = {skn__lbs_matrix, skn__lbs_quaternion, skn__dqs, skn__blend, skn__cor};
+
+static skn_status check_method(const skn_rig *rig, const skn_pose *pose, const skn_skin_desc *d) {
+  switch (d->method) {
+  case SKN_METHOD_LBS_QUATERNION: return check_similar(rig, pose);
+  case SKN_METHOD_BLEND:
+    return rig->blend_weights ? SKN_OK
+           : skn__fail(SKN_ERR_UNSUPPORTED, "skin: SKN_METHOD_BLEND needs blend_weights at bind; this rig has none");
+  case SKN_METHOD_COR:
+    return rig->centers ? SKN_OK
+           : skn__fail(SKN_ERR_UNSUPPORTED, "skin: SKN_METHOD_COR needs triangles at bind to find the centers "
+                       "of rotation; this rig was bound without triangles");
+  default: return SKN_OK;
+  }
+}
+
 static skn_status check_request(const skn_rig *rig, const skn_pose *pose, const skn_skin_desc *d) {
   if (pose->rig != rig)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: the pose was created from another rig");
-  if ((unsigned)d->method > SKN_METHOD_LBS_QUATERNION)
+  if ((unsigned)d->method >= sizeof kernels / sizeof kernels[0])
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: method %u is not a skn_method", (unsigned)d->method);
   if ((unsigned)d->dqs_scale > SKN_DQS_SCALE_KEEP_Y)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: dqs_scale %u is not a skn_dqs_scale", (unsigned)d->dqs_scale);
@@ -48,7 +65,7 @@ static skn_status check_request(const skn_rig *rig, const skn_pose *pose, const 
   skn_status s = check_output(d->positions, 3, 1, "positions");
   if (s == SKN_OK) s = check_output(d->normals, 3, rig->normals != NULL, "normals");
   if (s == SKN_OK) s = check_output(d->tangents, 4, rig->tangents != NULL, "tangents");
-  if (s == SKN_OK && d->method == SKN_METHOD_LBS_QUATERNION) s = check_similar(rig, pose);
+  if (s == SKN_OK) s = check_method(rig, pose, d);
   return s;
 }
 
@@ -78,8 +95,8 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
   skin_run run = {{rig, pose, d.positions.data, d.normals.data, d.tangents.data,
                    d.positions.stride ? d.positions.stride : 3 * sizeof(float),
                    d.normals.stride ? d.normals.stride : 3 * sizeof(float),
-                   d.tangents.stride ? d.tangents.stride : 4 * sizeof(float)},
-                  d.method == SKN_METHOD_LBS_MATRIX ? skn__lbs_matrix : skn__lbs_quaternion,
+                   d.tangents.stride ? d.tangents.stride : 4 * sizeof(float), (int)d.dqs_scale},
+                  kernels[d.method],
                   d.first_vertex,
                   d.vertex_count ? d.first_vertex + d.vertex_count : rig->vertex_count};
   uint32_t blocks = (run.end - run.first + SKN_BLOCK_VERTICES - 1) / SKN_BLOCK_VERTICES;

@@ -149,4 +149,30 @@ static inline double skn_arm_ring_radius(const skn_arm *a, const float *pos, uin
   return r / a->segments / a->radius;
 }
 
+/* How far the skin stands off the posed bones at a bend of `bend` radians
+ * (no twist): the largest distance from a ring vertex to the nearer of the
+ * two bone segments, over the radius. 1 is a perfect tube; more is a bulge. */
+static inline double skn_arm_bulge(const skn_arm *a, const float *pos, double bend) {
+  double joints[3][3] = {{0, 0, 0}, {a->length, 0, 0}, {a->length * (1 + cos(bend)), a->length * sin(bend), 0}};
+  double worst = 0;
+  for (uint32_t v = 0; v < a->rings * a->segments; ++v) {
+    double best = 1e300;
+    for (int s = 0; s < 2; ++s) {
+      const double *p = joints[s], *q = joints[s + 1];
+      double d[3], e[3], t = 0, l2 = 0, r2 = 0;
+      for (int c = 0; c < 3; ++c) {
+        d[c] = q[c] - p[c];
+        e[c] = pos[v * 3 + c] - p[c];
+        t += d[c] * e[c];
+        l2 += d[c] * d[c];
+      }
+      t = t < 0 ? 0 : t > l2 ? 1 : t / l2;
+      for (int c = 0; c < 3; ++c) r2 += (e[c] - t * d[c]) * (e[c] - t * d[c]);
+      best = best < r2 ? best : r2;
+    }
+    worst = worst > best ? worst : best;
+  }
+  return sqrt(worst) / a->radius;
+}
+
 #endif

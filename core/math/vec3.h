@@ -36,4 +36,16 @@ static inline void skn_quat_rotate(float r[3], const float q[4], const float v[3
   r[2] = v[2] + q[3] * tz + (q[0] * ty - q[1] * tx);
 }
 
+/* n <- A^-T n up to a positive factor, for A given by rows with stride rs:
+ * cof(A) = det(A) A^-T, its sign restored so that a mirror still turns a
+ * normal outward; defined where A is singular, so never NaN. */
+static inline void skn_v3_normal_transform(float n[3], const float *a, int rs) {
+  const float *r0 = a, *r1 = a + rs, *r2 = a + 2 * rs;
+  float cof[9] = {r1[1] * r2[2] - r1[2] * r2[1], r1[2] * r2[0] - r1[0] * r2[2], r1[0] * r2[1] - r1[1] * r2[0],
+                  r0[2] * r2[1] - r0[1] * r2[2], r0[0] * r2[2] - r0[2] * r2[0], r0[1] * r2[0] - r0[0] * r2[1],
+                  r0[1] * r1[2] - r0[2] * r1[1], r0[2] * r1[0] - r0[0] * r1[2], r0[0] * r1[1] - r0[1] * r1[0]};
+  float x[3] = {n[0], n[1], n[2]}, sign = skn_rows_det3(a, rs) < 0.0f ? -1.0f : 1.0f;
+  for (int i = 0; i < 3; ++i) n[i] = sign * (cof[i * 3] * x[0] + cof[i * 3 + 1] * x[1] + cof[i * 3 + 2] * x[2]);
+}
+
 #endif

@@ -163,6 +163,8 @@ BREAK(s_tangents, f->skin_rig = f->plain_rig; f->target_pose = f->plain_pose; f-
 BREAK(s_struct_size, f->sd.struct_size = 4)
 BREAK(s_dqs_scale, f->sd.dqs_scale = (skn_dqs_scale)9)
 BREAK(s_stride, f->sd.positions.stride = 8)
+BREAK(s_cor_untriangulated, f->sd.method = SKN_METHOD_COR)
+BREAK(s_blend_unweighted, f->sd.method = SKN_METHOD_BLEND)
 BREAK(s_shear, f->sd.method = SKN_METHOD_LBS_QUATERNION; f->local[1].scale[0] = 2;
       ck_assert_int_eq(skn_pose_set_local(f->pose, 0, 3, f->local), SKN_OK))
 
@@ -234,6 +236,8 @@ static const bad_row rows[] = {
     {"skin: bad dqs_scale", SKIN, s_dqs_scale, SKN_ERR_INVALID_ARGUMENT, "dqs_scale 9"},
     {"skin: output stride too small", SKIN, s_stride, SKN_ERR_INVALID_ARGUMENT, "stride 8"},
     {"skin: LBS_QUATERNION with shear", SKIN, s_shear, SKN_ERR_UNSUPPORTED, "joint 1"},
+    {"skin: COR without triangles", SKIN, s_cor_untriangulated, SKN_ERR_UNSUPPORTED, "needs triangles"},
+    {"skin: BLEND without blend weights", SKIN, s_blend_unweighted, SKN_ERR_UNSUPPORTED, "needs blend_weights"},
 };
 #define ROW_COUNT ((int)(sizeof rows / sizeof rows[0]))
 

@@ -13,6 +13,7 @@
 Suite *suite_bind(void);
 Suite *suite_pose(void);
 Suite *suite_lbs(void);
+Suite *suite_methods(void);
 Suite *suite_errors(void);
 
 /* ---- random numbers (xorshift64*, reproducible per seed) ---- */

@@ -1,0 +1,73 @@
+/* cor.c — skinning with optimized centers of rotation, the scalar reference
+ * kernel (Le & Hodgins 2016, "Real-time Skeletal Skinning with Optimized
+ * Centers of Rotation", §4). Each vertex has a center p* found at bind
+ * (cor_bind.c). Per pose:
+ *   q = normalize(sum +-w_i q_i)       rotations blended as quaternions
+ *                                      (antipodality as in dqs.c), R = R(q)
+ *   S = sum w_i S_i / sum w_i          the bind-space scale/shear, as in DQS
+ *   v = R S (v0 - p*) + LBS(p*)        i.e. the paper's v = R v0 + t with
+ *                                      t = LBS(p*) - R p* when S = I
+ *   n = R S^-T n0,  t = R S t0
+ * A vertex with no center (no similar triangle) falls back to LBS. Weights
+ * are normalized by their sum, as DQS does. */
+#include "internal.h"
+
+#include "math/vec3.h"
+
+#include <string.h>
+
+static void cor_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
+  const skn_rig *rig = job->rig;
+  const skn_joint_xform *xf = job->pose->xforms;
+  const float *pc = rig->centers + (size_t)v * 3;
+  uint32_t lo = rig->influence_offsets[v], hi = rig->influence_offsets[v + 1];
+  float q[4] = {0}, s[9] = {0}, center[3] = {0}, wsum = 0, d[3], x[3];
+  for (uint32_t i = lo; i < hi; ++i) {
+    const skn_joint_xform *jx = &xf[rig->influence_joints[i]];
+    const struct skn_joint_dq *dq = &jx->dq[job->split];
+    float w = rig->influence_weights[i];
+    float dot = q[0] * dq->real[0] + q[1] * dq->real[1] + q[2] * dq->real[2] + q[3] * dq->real[3];
+    float sw = dot < 0.0f ? -w : w;
+    for (int k = 0; k < 4; ++k) q[k] += sw * dq->real[k];
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) s[r * 3 + c] += w * dq->s[r * 4 + c];
+      center[r] += w * (jx->m[r * 4] * pc[0] + jx->m[r * 4 + 1] * pc[1] + jx->m[r * 4 + 2] * pc[2] + jx->m[r * 4 + 3]);
+    }
+    wsum += w;
+  }
+  float qn = 1.0f / sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (int k = 0; k < 4; ++k) q[k] *= qn;
+  for (int e = 0; e < 9; ++e) s[e] /= wsum;
+  const float *v0 = rig->positions + (size_t)v * 3;
+  for (int c = 0; c < 3; ++c) d[c] = v0[c] - pc[c];
+  skn_v3_mul_rows(x, s, 3, d);
+  skn_quat_rotate(o->p, q, x);
+  for (int c = 0; c < 3; ++c) o->p[c] += center[c] / wsum;
+  if (job->normals) {
+    memcpy(x, rig->normals + (size_t)v * 3, sizeof x);
+    skn_v3_normal_transform(x, s, 3);
+    skn_quat_rotate(o->n, q, x);
+    skn_v3_normalize(o->n);
+  }
+  if (job->tangents) {
+    const float *t0 = rig->tangents + (size_t)v * 4;
+    skn_v3_mul_rows(x, s, 3, t0);
+    skn_quat_rotate(o->t, q, x);
+    skn_v3_normalize(o->t);
+    o->t[3] = skn_rows_det3(s, 3) < 0.0f ? -t0[3] : t0[3];
+  }
+}
+
+void skn__cor(const skn_skin_job *job, uint32_t first, uint32_t end) {
+  const skn_rig *rig = job->rig;
+  for (uint32_t v = first; v < end; ++v) {
+    skn_vertex_out o;
+    if (rig->influence_offsets[v] == rig->influence_offsets[v + 1])
+      skn__rest_vertex(job, v, &o);
+    else if (!rig->has_center[v])
+      skn__lbs_vertex(job, v, &o);
+    else
+      cor_vertex(job, v, &o);
+    skn__store_vertex(job, v, &o);
+  }
+}
