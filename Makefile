@@ -18,8 +18,11 @@ LIB := $(BUILD)/$(SONAME)
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
-LIB_CFLAGS := -std=c99 $(CFLAGS) -fPIC -fvisibility=hidden $(WARN) -DSKN_BUILDING -D_POSIX_C_SOURCE=200809L
-LIB_LDFLAGS := -shared -Wl,-soname,$(SONAME) -Wl,--version-script=abi/libskn.map -Wl,--no-undefined -pthread -lm
+# SAN: sanitizer flags for the whole build (make check builds build/san with them).
+SAN ?=
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LIB_CFLAGS := -std=c99 $(CFLAGS) $(SAN) -fPIC -fvisibility=hidden $(WARN) -DSKN_BUILDING -D_POSIX_C_SOURCE=200809L
+LIB_LDFLAGS := $(SAN) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=abi/libskn.map -Wl,--no-undefined -pthread -lm
 
 CORE_SRC := $(wildcard core/*.c)
 CORE_OBJ := $(patsubst core/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
@@ -28,7 +31,7 @@ CORE_HDR := abi/skn.h $(wildcard core/*.h core/math/*.h)
 # Programs link against the built library with an rpath, so that they run
 # from the build tree without installing anything.
 # `skn_bind_desc d = { sizeof d };` is the ABI's idiom: zero means default.
-PROG_CFLAGS := -std=c99 $(CFLAGS) $(WARN) -Wno-missing-field-initializers -D_POSIX_C_SOURCE=200809L -Iabi -Iscripts
+PROG_CFLAGS := -std=c99 $(CFLAGS) $(SAN) $(WARN) -Wno-missing-field-initializers -D_POSIX_C_SOURCE=200809L -Iabi -Iscripts
 PROG_LDFLAGS := -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN' -lskn -lm
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
@@ -69,6 +72,7 @@ deps:
 
 check: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/tests/unit $(BUILD)/tests/abi_client
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN="$(SAN_FLAGS)" CFLAGS="-O1 -g" $(BUILD)/san/tests/unit
 	@PYTHON=$(PYTHON) BUILD=$(BUILD) tests/run-all
 
 test: check

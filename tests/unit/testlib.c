@@ -192,7 +192,7 @@ void test_rig_random(test_rig *t, uint64_t seed, uint32_t joints, uint32_t verti
   t->joints = malloc((size_t)vertices * k * sizeof(uint32_t));
   t->weights = malloc((size_t)vertices * k * sizeof(float));
   random_hierarchy(&r, t);
-  skn_transform *bind_local = malloc(joints * sizeof *bind_local);
+  skn_transform *bind_local = calloc(joints, sizeof *bind_local);
   double (*bind)[16] = malloc(joints * sizeof *bind);
   for (uint32_t j = 0; j < joints; ++j) {
     random_local(&r, &bind_local[j], scale_mode);
