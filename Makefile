@@ -22,11 +22,11 @@ CFLAGS ?= -O2 -g
 SAN ?=
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LIB_CFLAGS := -std=c99 $(CFLAGS) $(SAN) -fPIC -fvisibility=hidden $(WARN) -DSKN_BUILDING -D_POSIX_C_SOURCE=200809L
-LIB_LDFLAGS := $(SAN) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=abi/libskn.map -Wl,--no-undefined -pthread -lm
+LIB_LDFLAGS := $(SAN) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=abi/libskn.map -Wl,--no-undefined -pthread -lcjson -lm
 
-CORE_SRC := $(wildcard core/*.c)
+CORE_SRC := $(wildcard core/*.c core/gltf/*.c)
 CORE_OBJ := $(patsubst core/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
-CORE_HDR := abi/skn.h $(wildcard core/*.h core/math/*.h)
+CORE_HDR := abi/skn.h $(wildcard core/*.h core/math/*.h core/gltf/*.h)
 
 # Programs link against the built library with an rpath, so that they run
 # from the build tree without installing anything.
@@ -44,7 +44,8 @@ DEMO := $(BUILD)/bin/skn-demo
 all: lib $(DEMO)
 lib: $(LIB) $(BUILD)/libskn.so
 
-$(BUILD)/obj/%.o: core/%.c $(CORE_HDR) | $(BUILD)/obj
+$(BUILD)/obj/%.o: core/%.c $(CORE_HDR)
+	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
 $(LIB): $(CORE_OBJ) abi/libskn.map

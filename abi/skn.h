@@ -7,7 +7,8 @@
  *   2. Bind                 skeleton + rest mesh + weights  -> skn_rig
  *   3. Pose                 joint transforms                -> skinning palette
  *   4. Skin                 rig + pose                      -> deformed vertices
- *   5. Function table       skn_get_api, for hosts that dlopen the library
+ *   5. glTF 2.0             files -> rigs, and poses at time t
+ *   6. Function table       skn_get_api, for hosts that dlopen the library
  *
  * Conventions (they hold for every call):
  *   - Matrices are float[16], column-major, acting on column vectors:
@@ -355,7 +356,113 @@ typedef struct skn_skin_desc {
 SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_skin_desc *desc);
 
 /* ------------------------------------------------------------------------
- * 5. Function table
+ * 5. glTF 2.0: rigs and poses from .gltf and .glb files
+ *
+ * skn reads skinned glTF 2.0 (.gltf with external or data: URI buffers, and
+ * .glb): meshes, skins, the node hierarchy and animations (LINEAR with slerp,
+ * STEP, CUBICSPLINE). Skinning follows the specification (§3.7.3):
+ * jointMatrix = globalTransform(joint) * inverseBindMatrix, so skinned
+ * positions are in the scene's world space and the skinned mesh node's own
+ * transform is not applied. Loading validates everything skinning relies on;
+ * a malformed file is SKN_ERR_PARSE with a message that points into the
+ * document ("accessors[7]: byteOffset + count*stride = 5120 exceeds
+ * bufferViews[2].byteLength 4096"), a file that cannot be read SKN_ERR_IO.
+ * Images are never opened. A skn_gltf is immutable once open and may be
+ * shared by threads.
+ * ---------------------------------------------------------------------- */
+
+typedef struct skn_gltf skn_gltf;
+
+/* Opens and validates a .gltf or .glb file (by content, not by name),
+ * loading its buffers. On success *out is freed by skn_gltf_close. */
+SKN_API skn_status skn_gltf_open(const char *path, skn_gltf **out);
+
+/* Frees a document. NULL is ignored. Rigs made from it stay valid. */
+SKN_API void skn_gltf_close(skn_gltf *gltf);
+
+typedef struct skn_gltf_info {
+  uint32_t struct_size;     /* the caller sets sizeof; the library fills what fits */
+  uint32_t primitive_count; /* skinned primitives: the `primitive` numbers below */
+  uint32_t skin_count;
+  uint32_t animation_count;
+  uint32_t node_count;
+  uint32_t mesh_count;
+} skn_gltf_info;
+
+SKN_API skn_status skn_gltf_info_get(const skn_gltf *gltf, skn_gltf_info *out);
+
+/* Bits of skn_gltf_primitive_info.flags. */
+enum { SKN_GLTF_HAS_NORMALS = 1u << 0, SKN_GLTF_HAS_TANGENTS = 1u << 1 };
+
+/* A skinned primitive: one with JOINTS_0/WEIGHTS_0 of a mesh that a node
+ * with a skin instantiates. They are numbered in document order, mesh by
+ * mesh, primitive by primitive, from 0. */
+typedef struct skn_gltf_primitive_info {
+  uint32_t struct_size;
+  uint32_t mesh;                 /* meshes[mesh] */
+  uint32_t primitive_in_mesh;    /* its .primitives[primitive_in_mesh] */
+  uint32_t node;                 /* the node that instantiates it with ... */
+  uint32_t skin;                 /* ... skins[skin] */
+  uint32_t vertex_count;         /* in accessor order */
+  uint32_t triangle_count;       /* from indices and mode (strips and fans unrolled); 0 for points/lines */
+  uint32_t joint_count;          /* the skin's */
+  uint32_t influences_per_vertex;/* 4 per JOINTS_n/WEIGHTS_n set */
+  uint32_t flags;                /* SKN_GLTF_HAS_* */
+  const char *mesh_name;         /* "" when unnamed; valid while the document is open */
+} skn_gltf_primitive_info;
+
+SKN_API skn_status skn_gltf_primitive_info_get(const skn_gltf *gltf, uint32_t primitive,
+                                               skn_gltf_primitive_info *out);
+
+typedef struct skn_gltf_animation_info {
+  uint32_t struct_size;
+  uint32_t channel_count;
+  float start, end;              /* seconds: the first and last key over its samplers */
+  const char *name;              /* "" when unnamed; valid while the document is open */
+} skn_gltf_animation_info;
+
+SKN_API skn_status skn_gltf_animation_info_get(const skn_gltf *gltf, uint32_t animation,
+                                               skn_gltf_animation_info *out);
+
+/* The index of the first animation named `name`; SKN_ERR_INDEX_OUT_OF_RANGE
+ * when there is none. */
+SKN_API skn_status skn_gltf_find_animation(const skn_gltf *gltf, const char *name, uint32_t *out_index);
+
+/* Writes the primitive's triangles (3 vertex indices each, triangle_count of
+ * them); dst_count smaller than 3 * triangle_count is SKN_ERR_INVALID_ARGUMENT. */
+SKN_API skn_status skn_gltf_triangles(const skn_gltf *gltf, uint32_t primitive, uint32_t *dst,
+                                      size_t dst_count);
+
+typedef struct skn_gltf_bind_desc {
+  uint32_t struct_size;
+  uint32_t primitive;            /* which skinned primitive */
+  uint32_t centers_of_rotation;  /* nonzero: bind with the triangles, so that SKN_METHOD_COR is
+                                    served (costs the centers' precomputation) */
+  uint32_t max_influences;       /* as skn_bind_desc */
+  float min_weight;              /* as skn_bind_desc */
+  const float *blend_weights;    /* optional, vertex_count, for SKN_METHOD_BLEND */
+} skn_gltf_bind_desc;
+
+/* Binds a skinned primitive: its skin's joints in the skin's order (parents:
+ * the nearest ancestor node that is also a joint), inverseBindMatrices
+ * (identity when absent), positions, normals and tangents where present,
+ * the JOINTS_n/WEIGHTS_n sets merged into one influence list per vertex,
+ * weights normalized (SKN_WEIGHTS_NORMALIZE). A new pose of the rig is the
+ * bind pose; skn_gltf_pose with SKN_GLTF_NO_ANIMATION gives the document's
+ * own node transforms. */
+SKN_API skn_status skn_gltf_bind(const skn_gltf *gltf, const skn_gltf_bind_desc *desc, skn_rig **out_rig);
+
+#define SKN_GLTF_NO_ANIMATION 0xFFFFFFFFu
+
+/* Poses a rig made by skn_gltf_bind for `primitive` at `time` seconds of
+ * `animation` (SKN_GLTF_NO_ANIMATION: the nodes' own transforms), times
+ * outside the animation clamped to its ends. Every joint's global transform,
+ * non-joint ancestors included, is set with skn_pose_set_model. */
+SKN_API skn_status skn_gltf_pose(const skn_gltf *gltf, uint32_t primitive, uint32_t animation, float time,
+                                 skn_pose *pose);
+
+/* ------------------------------------------------------------------------
+ * 6. Function table
  *
  * A host that dlopen()s libskn needs one dlsym("skn_get_api"). Functions
  * added in later minor versions are appended, never inserted; check
@@ -380,6 +487,17 @@ struct skn_api {
   skn_status (*pose_palette)(const skn_pose *pose, skn_palette_format format,
                              void *dst, size_t dst_bytes);
   skn_status (*skin)(const skn_rig *rig, const skn_pose *pose, const skn_skin_desc *desc);
+  /* glTF (section 5): */
+  skn_status (*gltf_open)(const char *path, skn_gltf **out);
+  void (*gltf_close)(skn_gltf *gltf);
+  skn_status (*gltf_info_get)(const skn_gltf *gltf, skn_gltf_info *out);
+  skn_status (*gltf_primitive_info_get)(const skn_gltf *gltf, uint32_t primitive, skn_gltf_primitive_info *out);
+  skn_status (*gltf_animation_info_get)(const skn_gltf *gltf, uint32_t animation, skn_gltf_animation_info *out);
+  skn_status (*gltf_find_animation)(const skn_gltf *gltf, const char *name, uint32_t *out_index);
+  skn_status (*gltf_triangles)(const skn_gltf *gltf, uint32_t primitive, uint32_t *dst, size_t dst_count);
+  skn_status (*gltf_bind)(const skn_gltf *gltf, const skn_gltf_bind_desc *desc, skn_rig **out_rig);
+  skn_status (*gltf_pose)(const skn_gltf *gltf, uint32_t primitive, uint32_t animation, float time,
+                          skn_pose *pose);
 };
 
 /* The function table for ABI major abi_major (pass SKN_VERSION_MAJOR), or

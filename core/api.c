@@ -7,6 +7,9 @@ static const skn_api api_v1 = {
     skn_status_name,   skn_last_error,     skn_bind,         skn_rig_destroy,
     skn_rig_info_get,  skn_pose_create,    skn_pose_destroy, skn_pose_set_local,
     skn_pose_set_model, skn_pose_palette,  skn_skin,
+    /* glTF (section 5 of skn.h) */
+    skn_gltf_open, skn_gltf_close, skn_gltf_info_get, skn_gltf_primitive_info_get, skn_gltf_animation_info_get,
+    skn_gltf_find_animation, skn_gltf_triangles, skn_gltf_bind, skn_gltf_pose,
 };
 
 SKN_API const skn_api *skn_get_api(uint32_t abi_major) {

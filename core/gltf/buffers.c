@@ -1,0 +1,109 @@
+/* buffers.c — phase 2 of loading glTF 2.0: every buffer's bytes, from the
+ * GLB's BIN chunk, a data: URI (RFC 2397, base64) or a file beside the
+ * document (its URI percent-decoded, RFC 3986). */
+#include "gltf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int base64_value(int c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+' || c == '-') return 62;
+  if (c == '/' || c == '_') return 63;
+  return -1;
+}
+
+/* Decodes base64 text into at most `want` bytes; returns how many, or -1 on a bad character. */
+static long base64_decode(const char *text, uint8_t *out, size_t want) {
+  uint32_t acc = 0;
+  int bits = 0;
+  size_t n = 0;
+  for (const char *p = text; *p && *p != '='; ++p) {
+    int v = base64_value((unsigned char)*p);
+    if (v < 0) return -1;
+    acc = acc << 6 | (uint32_t)v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      if (n < want) out[n] = (uint8_t)(acc >> bits);
+      ++n;
+    }
+  }
+  return (long)n;
+}
+
+static skn_status load_data_uri(gltf_buffer *b, uint32_t i) {
+  const char *comma = strchr(b->uri, ',');
+  if (!comma || !strstr(b->uri, ";base64,") || strstr(b->uri, ";base64,") + 7 != comma)
+    return skn__fail(SKN_ERR_PARSE, "buffers[%u].uri: a data: URI must be base64 (\"data:...;base64,\")", i);
+  b->data = malloc(b->length ? b->length : 1);
+  if (!b->data) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "buffers[%u]: out of memory", i);
+  long n = base64_decode(comma + 1, b->data, b->length);
+  if (n < 0) return skn__fail(SKN_ERR_PARSE, "buffers[%u].uri: bad base64", i);
+  if ((size_t)n < b->length)
+    return skn__fail(SKN_ERR_PARSE, "buffers[%u].uri: decodes to %ld bytes, byteLength is %zu", i, n, b->length);
+  return SKN_OK;
+}
+
+/* The file a relative URI names, percent-decoded, beside the document. */
+static char *uri_path(const skn_gltf *g, const char *uri) {
+  size_t d = strlen(g->dir), n = strlen(uri);
+  char *path = malloc(d + n + 1), *out = path + d;
+  if (!path) return NULL;
+  memcpy(path, g->dir, d);
+  for (const char *p = uri; *p; ++p) {
+    unsigned hex;
+    if (*p == '%' && p[1] && p[2] && sscanf(p + 1, "%2x", &hex) == 1) {
+      *out++ = (char)hex;
+      p += 2;
+    } else {
+      *out++ = *p;
+    }
+  }
+  *out = 0;
+  return path;
+}
+
+static skn_status load_file(const skn_gltf *g, gltf_buffer *b, uint32_t i) {
+  char *path = uri_path(g, b->uri);
+  FILE *f = path ? fopen(path, "rb") : NULL;
+  skn_status s = SKN_OK;
+  if (!f) {
+    s = skn__fail(SKN_ERR_IO, "buffers[%u]: cannot open \"%s\": %s", i, path ? path : b->uri, strerror(errno));
+  } else if (!(b->data = malloc(b->length ? b->length : 1))) {
+    s = skn__fail(SKN_ERR_OUT_OF_MEMORY, "buffers[%u]: out of memory", i);
+  } else {
+    size_t got = fread(b->data, 1, b->length, f);
+    if (got < b->length)
+      s = skn__fail(SKN_ERR_PARSE, "buffers[%u]: \"%s\" has %zu bytes, byteLength is %zu (truncated)", i, path, got,
+                    b->length);
+  }
+  if (f) fclose(f);
+  free(path);
+  return s;
+}
+
+skn_status skn__gltf_load_buffers(skn_gltf *g) {
+  for (uint32_t i = 0; i < g->buffer_count; ++i) {
+    gltf_buffer *b = &g->buffers[i];
+    skn_status s = SKN_OK;
+    if (!b->uri) { /* the GLB's BIN chunk, which only the first buffer may name */
+      if (i != 0 || !g->glb_bin)
+        return skn__fail(SKN_ERR_PARSE, "buffers[%u] has no uri and is not a GLB's BIN chunk", i);
+      if (g->glb_bin_length < b->length)
+        return skn__fail(SKN_ERR_PARSE, "buffers[0]: the GLB's BIN chunk has %zu bytes, byteLength is %zu (truncated)",
+                         g->glb_bin_length, b->length);
+      b->data = g->glb_bin; /* owned by g->glb_bin */
+    } else if (!strncmp(b->uri, "data:", 5)) {
+      s = load_data_uri(b, i);
+    } else {
+      s = load_file(g, b, i);
+    }
+    if (s != SKN_OK) return s;
+  }
+  return SKN_OK;
+}

@@ -1,0 +1,141 @@
+/* gltf.h — the glTF 2.0 document as the loader holds it. Loading is phased
+ * (like cgltf): parse.c reads the JSON into these structs, buffers.c loads
+ * the buffers (GLB chunk, data: URI, file), validate.c checks everything that
+ * skinning relies on, and only then do accessor.c, animation.c and
+ * to_rig.c use it — so that they can index without checking. Every error
+ * names its place in the document: "accessors[7]: ...". */
+#ifndef SKN_GLTF_H
+#define SKN_GLTF_H
+
+#include "../internal.h"
+
+/* glTF 2.0 §3.6.2.2 componentType values. */
+enum {
+  GLTF_BYTE = 5120,
+  GLTF_UNSIGNED_BYTE = 5121,
+  GLTF_SHORT = 5122,
+  GLTF_UNSIGNED_SHORT = 5123,
+  GLTF_UNSIGNED_INT = 5125,
+  GLTF_FLOAT = 5126
+};
+
+enum { GLTF_PATH_TRANSLATION, GLTF_PATH_ROTATION, GLTF_PATH_SCALE, GLTF_PATH_WEIGHTS };
+enum { GLTF_LINEAR, GLTF_STEP, GLTF_CUBICSPLINE };
+#define GLTF_MAX_SETS 8 /* JOINTS_0..7 / WEIGHTS_0..7 per primitive */
+
+typedef struct gltf_buffer {
+  uint8_t *data;
+  size_t length;    /* byteLength as declared; data holds at least this much once loaded */
+  char *uri;        /* NULL: the GLB's BIN chunk */
+} gltf_buffer;
+
+typedef struct gltf_view {
+  uint32_t buffer;
+  size_t offset, length, stride; /* stride 0: tightly packed */
+} gltf_view;
+
+typedef struct gltf_accessor {
+  int32_t view;                  /* -1: all zeros (or sparse only) */
+  size_t offset;
+  uint32_t component_type, normalized, count, components; /* components: 1 SCALAR .. 16 MAT4 */
+  uint32_t columns;              /* 1 for SCALAR and VECn, n for MATn */
+  uint32_t sparse_count;         /* 0: not sparse */
+  int32_t sparse_index_view, sparse_value_view;
+  size_t sparse_index_offset, sparse_value_offset;
+  uint32_t sparse_index_type;
+} gltf_accessor;
+
+typedef struct gltf_node {
+  int32_t parent, mesh, skin;
+  uint32_t has_matrix;
+  float matrix[16];
+  float translation[3], rotation[4], scale[3];
+  uint32_t child_count;
+  uint32_t *children;
+} gltf_node;
+
+typedef struct gltf_primitive {
+  uint32_t mesh, index_in_mesh, mode;
+  int32_t indices, position, normal, tangent;
+  uint32_t set_count;            /* JOINTS_n/WEIGHTS_n pairs */
+  int32_t joints[GLTF_MAX_SETS], weights[GLTF_MAX_SETS];
+} gltf_primitive;
+
+typedef struct gltf_mesh {
+  char *name;
+  uint32_t first_primitive, primitive_count;
+} gltf_mesh;
+
+typedef struct gltf_skin {
+  char *name;
+  uint32_t joint_count;
+  uint32_t *joints;              /* node indices */
+  int32_t inverse_bind;          /* accessor, -1: identity matrices */
+  int32_t skeleton;
+} gltf_skin;
+
+typedef struct gltf_sampler {
+  int32_t input, output;
+  uint32_t interpolation;        /* GLTF_LINEAR, ... */
+} gltf_sampler;
+
+typedef struct gltf_channel {
+  uint32_t sampler;
+  int32_t node;                  /* -1: no target node (ignored) */
+  uint32_t path;
+} gltf_channel;
+
+typedef struct gltf_animation {
+  char *name;
+  uint32_t channel_count, sampler_count;
+  gltf_channel *channels;
+  gltf_sampler *samplers;
+  float start, end;              /* over its samplers' input ranges; set by validate */
+} gltf_animation;
+
+/* A skinned primitive as the API counts them: a primitive with JOINTS_0
+ * of a mesh that a node with a skin instantiates (the first such node). */
+typedef struct gltf_skinned {
+  uint32_t primitive, node, skin;
+} gltf_skinned;
+
+struct skn_gltf {
+  char *path, *dir;              /* the file, and its folder for relative URIs */
+  uint8_t *glb_bin;              /* the GLB's BIN chunk (owned by buffers[0].data) */
+  size_t glb_bin_length;
+  uint32_t buffer_count, view_count, accessor_count, node_count, mesh_count, primitive_count,
+      skin_count, animation_count, skinned_count;
+  gltf_buffer *buffers;
+  gltf_view *views;
+  gltf_accessor *accessors;
+  gltf_node *nodes;
+  gltf_mesh *meshes;
+  gltf_primitive *primitives;
+  gltf_skin *skins;
+  gltf_animation *animations;
+  gltf_skinned *skinned;
+  uint32_t *node_order;          /* parents before children */
+};
+
+/* parse.c: reads a .gltf or .glb file into g (buffers not loaded yet). */
+skn_status skn__gltf_parse(skn_gltf *g, const char *path);
+/* buffers.c: loads every buffer's bytes. */
+skn_status skn__gltf_load_buffers(skn_gltf *g);
+/* validate.c: checks everything the rest relies on; orders nodes. */
+skn_status skn__gltf_validate(skn_gltf *g);
+void skn__gltf_free(skn_gltf *g);
+
+/* document.c: triangles a primitive's mode and indices make. */
+uint32_t skn__gltf_triangle_count(const skn_gltf *g, const gltf_primitive *p);
+
+/* accessor.c: element i of an accessor, components converted to float
+ * (normalized integers mapped per glTF 2.0 §3.11) or to uint32. */
+void skn__gltf_read_float(const skn_gltf *g, uint32_t accessor, uint32_t i, float *out);
+void skn__gltf_read_uint(const skn_gltf *g, uint32_t accessor, uint32_t i, uint32_t *out);
+size_t skn__gltf_component_size(uint32_t component_type);
+
+/* animation.c: every node's local matrix at time t of animation a
+ * (a == UINT32_MAX: the nodes' own transforms), then global matrices. */
+void skn__gltf_globals(const skn_gltf *g, uint32_t a, float t, float (*global)[16]);
+
+#endif

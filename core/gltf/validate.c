@@ -1,0 +1,316 @@
+/* validate.c — phase 3 of loading glTF 2.0: everything skinning relies on,
+ * checked once, so that the readers after it index without checking:
+ * every index in range, every accessor inside its buffer view and every
+ * view inside its buffer, attribute types as glTF 2.0 §3.7.2.1 allows them,
+ * a node hierarchy without cycles, joint indices inside their skin,
+ * inverse-bind count >= joint count, non-negative finite weights (their
+ * sums SHOULD be 1 by §3.7.3.3; skn normalizes them), strictly increasing
+ * animation times. */
+#include "gltf.h"
+
+#include "../math/mat4.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t skn__gltf_component_size(uint32_t t) {
+  switch (t) {
+  case GLTF_BYTE:
+  case GLTF_UNSIGNED_BYTE: return 1;
+  case GLTF_SHORT:
+  case GLTF_UNSIGNED_SHORT: return 2;
+  case GLTF_UNSIGNED_INT:
+  case GLTF_FLOAT: return 4;
+  default: return 0;
+  }
+}
+
+/* Bytes of one element; each matrix column starts on a 4-byte boundary (§3.6.2.4). */
+static size_t element_size(const gltf_accessor *a) {
+  size_t c = skn__gltf_component_size(a->component_type), rows = a->components / a->columns;
+  return a->columns == 1 ? rows * c : a->columns * ((rows * c + 3) & ~(size_t)3);
+}
+
+static skn_status check_views(const skn_gltf *g) {
+  for (uint32_t i = 0; i < g->view_count; ++i) {
+    const gltf_view *v = &g->views[i];
+    if (v->buffer >= g->buffer_count)
+      return skn__fail(SKN_ERR_PARSE, "bufferViews[%u].buffer %u >= %u buffers", i, v->buffer, g->buffer_count);
+    if (v->offset + v->length > g->buffers[v->buffer].length)
+      return skn__fail(SKN_ERR_PARSE, "bufferViews[%u]: byteOffset + byteLength = %zu exceeds buffers[%u].byteLength %zu",
+                       i, v->offset + v->length, v->buffer, g->buffers[v->buffer].length);
+  }
+  return SKN_OK;
+}
+
+/* [offset, offset + (count-1)*stride + size) must lie inside the view. */
+static skn_status check_span(const skn_gltf *g, int32_t view, size_t offset, uint32_t count, size_t size,
+                             const char *where) {
+  if (view < 0 || (uint32_t)view >= g->view_count)
+    return skn__fail(SKN_ERR_PARSE, "%s: bufferView %d is out of range (%u views)", where, view, g->view_count);
+  const gltf_view *v = &g->views[view];
+  size_t stride = v->stride ? v->stride : size;
+  if (v->stride && v->stride < size)
+    return skn__fail(SKN_ERR_PARSE, "%s: bufferViews[%d].byteStride %zu is smaller than an element (%zu bytes)", where,
+                     view, v->stride, size);
+  size_t end = offset + (size_t)(count - 1) * stride + size;
+  if (end > v->length)
+    return skn__fail(SKN_ERR_PARSE, "%s: byteOffset + count*stride = %zu exceeds bufferViews[%d].byteLength %zu", where,
+                     end, view, v->length);
+  return SKN_OK;
+}
+
+static skn_status check_sparse(const skn_gltf *g, uint32_t i) {
+  const gltf_accessor *a = &g->accessors[i];
+  char where[48];
+  snprintf(where, sizeof where, "accessors[%u].sparse", i);
+  size_t isize = skn__gltf_component_size(a->sparse_index_type);
+  if (a->sparse_count > a->count)
+    return skn__fail(SKN_ERR_PARSE, "%s.count %u exceeds the accessor's count %u", where, a->sparse_count, a->count);
+  if (a->sparse_index_type == GLTF_FLOAT || a->sparse_index_type == GLTF_BYTE || a->sparse_index_type == GLTF_SHORT || !isize)
+    return skn__fail(SKN_ERR_PARSE, "%s.indices.componentType %u is not an unsigned integer type", where, a->sparse_index_type);
+  skn_status s = check_span(g, a->sparse_index_view, a->sparse_index_offset, a->sparse_count, isize, where);
+  if (s == SKN_OK) s = check_span(g, a->sparse_value_view, a->sparse_value_offset, a->sparse_count, element_size(a), where);
+  uint32_t last = 0;
+  for (uint32_t k = 0; s == SKN_OK && k < a->sparse_count; ++k) {
+    const gltf_view *v = &g->views[a->sparse_index_view];
+    const uint8_t *p = g->buffers[v->buffer].data + v->offset + a->sparse_index_offset + k * isize;
+    uint32_t idx = isize == 1 ? p[0] : isize == 2 ? (uint32_t)(p[0] | p[1] << 8) : (uint32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+    if (idx >= a->count || (k > 0 && idx <= last))
+      return skn__fail(SKN_ERR_PARSE, "%s.indices[%u] = %u is out of range or not increasing", where, k, idx);
+    last = idx;
+  }
+  return s;
+}
+
+static skn_status check_accessors(const skn_gltf *g) {
+  for (uint32_t i = 0; i < g->accessor_count; ++i) {
+    const gltf_accessor *a = &g->accessors[i];
+    char where[32];
+    snprintf(where, sizeof where, "accessors[%u]", i);
+    if (a->view >= 0) {
+      skn_status s = check_span(g, a->view, a->offset, a->count, element_size(a), where);
+      if (s != SKN_OK) return s;
+    }
+    if (a->sparse_count) {
+      skn_status s = check_sparse(g, i);
+      if (s != SKN_OK) return s;
+    }
+  }
+  return SKN_OK;
+}
+
+/* Parents from children lists (one parent each), then a parents-first order;
+ * a node reachable from itself is a cycle. */
+static skn_status check_nodes(skn_gltf *g) {
+  for (uint32_t i = 0; i < g->node_count; ++i) {
+    gltf_node *n = &g->nodes[i];
+    if (n->mesh >= (int32_t)g->mesh_count || n->skin >= (int32_t)g->skin_count)
+      return skn__fail(SKN_ERR_PARSE, "nodes[%u]: mesh %d or skin %d is out of range", i, n->mesh, n->skin);
+    if (n->has_matrix && !skn_mat4_is_affine(n->matrix))
+      return skn__fail(SKN_ERR_PARSE, "nodes[%u].matrix is not affine (bottom row %g %g %g %g)", i, n->matrix[3],
+                       n->matrix[7], n->matrix[11], n->matrix[15]);
+    for (uint32_t c = 0; c < n->child_count; ++c) {
+      gltf_node *child = &g->nodes[n->children[c]];
+      if (child->parent >= 0 && child->parent != (int32_t)i)
+        return skn__fail(SKN_ERR_PARSE, "nodes[%u] is a child of both nodes[%d] and nodes[%u]", n->children[c],
+                         child->parent, i);
+      child->parent = (int32_t)i;
+    }
+  }
+  g->node_order = malloc((g->node_count ? g->node_count : 1) * sizeof *g->node_order);
+  uint8_t *placed = calloc(g->node_count ? g->node_count : 1, 1);
+  if (!g->node_order || !placed) {
+    free(placed);
+    return skn__fail(SKN_ERR_OUT_OF_MEMORY, "nodes: out of memory");
+  }
+  uint32_t next = 0; /* breadth-first from the roots: a node in a cycle is never reached */
+  for (uint32_t i = 0; i < g->node_count; ++i)
+    if (g->nodes[i].parent < 0) g->node_order[next++] = i, placed[i] = 1;
+  for (uint32_t k = 0; k < next; ++k) {
+    const gltf_node *n = &g->nodes[g->node_order[k]];
+    for (uint32_t c = 0; c < n->child_count; ++c)
+      if (!placed[n->children[c]]) g->node_order[next++] = n->children[c], placed[n->children[c]] = 1;
+  }
+  uint32_t lost = 0;
+  while (next < g->node_count && lost < g->node_count && placed[lost]) ++lost;
+  free(placed);
+  if (next < g->node_count) return skn__fail(SKN_ERR_PARSE, "nodes[%u]: its parent chain is a cycle", lost);
+  return SKN_OK;
+}
+
+/* An attribute accessor of a given shape: components, and allowed types. */
+static skn_status check_attribute(const skn_gltf *g, int32_t acc, uint32_t components, const uint32_t *types,
+                                  uint32_t count, const char *where, const char *name) {
+  if (acc < 0) return SKN_OK;
+  if ((uint32_t)acc >= g->accessor_count)
+    return skn__fail(SKN_ERR_PARSE, "%s.%s: accessor %d is out of range", where, name, acc);
+  const gltf_accessor *a = &g->accessors[acc];
+  int ok = 0;
+  for (const uint32_t *t = types; *t; ++t) ok |= a->component_type == *t;
+  if (!ok || a->components != components)
+    return skn__fail(SKN_ERR_PARSE, "%s.%s: accessors[%d] has componentType %u with %u components, not allowed here",
+                     where, name, acc, a->component_type, a->components);
+  if (count && a->count != count)
+    return skn__fail(SKN_ERR_PARSE, "%s.%s: accessors[%d].count %u differs from POSITION's %u", where, name, acc,
+                     a->count, count);
+  return SKN_OK;
+}
+
+static const uint32_t FLOATS[] = {GLTF_FLOAT, 0};
+static const uint32_t JOINT_TYPES[] = {GLTF_UNSIGNED_BYTE, GLTF_UNSIGNED_SHORT, 0};
+static const uint32_t WEIGHT_TYPES[] = {GLTF_FLOAT, GLTF_UNSIGNED_BYTE, GLTF_UNSIGNED_SHORT, 0};
+static const uint32_t INDEX_TYPES[] = {GLTF_UNSIGNED_BYTE, GLTF_UNSIGNED_SHORT, GLTF_UNSIGNED_INT, 0};
+
+static skn_status check_primitive(const skn_gltf *g, const gltf_primitive *p) {
+  char where[48];
+  snprintf(where, sizeof where, "meshes[%u].primitives[%u]", p->mesh, p->index_in_mesh);
+  if (p->position < 0) return skn__fail(SKN_ERR_PARSE, "%s.attributes.POSITION is required", where);
+  skn_status s = check_attribute(g, p->position, 3, FLOATS, 0, where, "POSITION");
+  uint32_t n = s == SKN_OK ? g->accessors[p->position].count : 0;
+  if (s == SKN_OK) s = check_attribute(g, p->normal, 3, FLOATS, n, where, "NORMAL");
+  if (s == SKN_OK) s = check_attribute(g, p->tangent, 4, FLOATS, n, where, "TANGENT");
+  if (s == SKN_OK) s = check_attribute(g, p->indices, 1, INDEX_TYPES, 0, where, "indices");
+  for (uint32_t k = 0; s == SKN_OK && k < p->set_count; ++k) {
+    s = check_attribute(g, p->joints[k], 4, JOINT_TYPES, n, where, "JOINTS_n");
+    if (s == SKN_OK) s = check_attribute(g, p->weights[k], 4, WEIGHT_TYPES, n, where, "WEIGHTS_n");
+    if (s == SKN_OK && g->accessors[p->weights[k]].component_type != GLTF_FLOAT && !g->accessors[p->weights[k]].normalized)
+      s = skn__fail(SKN_ERR_PARSE, "%s.WEIGHTS_%u: integer weights must be normalized", where, k);
+  }
+  for (uint32_t i = 0; s == SKN_OK && p->indices >= 0 && i < g->accessors[p->indices].count; ++i) {
+    uint32_t v;
+    skn__gltf_read_uint(g, (uint32_t)p->indices, i, &v);
+    if (v >= n) s = skn__fail(SKN_ERR_PARSE, "%s.indices[%u] = %u >= vertex count %u", where, i, v, n);
+  }
+  return s;
+}
+
+static skn_status check_skins(const skn_gltf *g) {
+  for (uint32_t i = 0; i < g->skin_count; ++i) {
+    const gltf_skin *sk = &g->skins[i];
+    for (uint32_t j = 0; j < sk->joint_count; ++j)
+      if (sk->joints[j] >= g->node_count)
+        return skn__fail(SKN_ERR_PARSE, "skins[%u].joints[%u] = %u is not a node (%u nodes)", i, j, sk->joints[j], g->node_count);
+    if (sk->skeleton >= (int32_t)g->node_count)
+      return skn__fail(SKN_ERR_PARSE, "skins[%u].skeleton %d is not a node", i, sk->skeleton);
+    if (sk->inverse_bind < 0) continue;
+    char where[32];
+    snprintf(where, sizeof where, "skins[%u]", i);
+    skn_status s = check_attribute(g, sk->inverse_bind, 16, FLOATS, 0, where, "inverseBindMatrices");
+    if (s != SKN_OK) return s;
+    if (g->accessors[sk->inverse_bind].count < sk->joint_count)
+      return skn__fail(SKN_ERR_PARSE, "skins[%u].inverseBindMatrices has %u matrices for %u joints", i,
+                       g->accessors[sk->inverse_bind].count, sk->joint_count);
+  }
+  return SKN_OK;
+}
+
+/* The skinned primitives in document order (mesh by mesh, primitive by
+ * primitive), each with the first node that gives its mesh a skin. */
+static skn_status find_skinned(skn_gltf *g) {
+  g->skinned = calloc(g->primitive_count ? g->primitive_count : 1, sizeof *g->skinned);
+  if (!g->skinned) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf: out of memory");
+  for (uint32_t m = 0; m < g->mesh_count; ++m) {
+    uint32_t node = 0;
+    while (node < g->node_count && !(g->nodes[node].mesh == (int32_t)m && g->nodes[node].skin >= 0)) ++node;
+    if (node == g->node_count) continue;
+    for (uint32_t k = 0; k < g->meshes[m].primitive_count; ++k) {
+      uint32_t p = g->meshes[m].first_primitive + k;
+      if (g->primitives[p].set_count)
+        g->skinned[g->skinned_count++] = (gltf_skinned){p, node, (uint32_t)g->nodes[node].skin};
+    }
+  }
+  return SKN_OK;
+}
+
+/* Joint indices inside the skin, weights finite and non-negative. */
+static skn_status check_influences(const skn_gltf *g, const gltf_skinned *sp) {
+  const gltf_primitive *p = &g->primitives[sp->primitive];
+  uint32_t n = g->accessors[p->position].count, joints = g->skins[sp->skin].joint_count;
+  for (uint32_t k = 0; k < p->set_count; ++k)
+    for (uint32_t v = 0; v < n; ++v) {
+      uint32_t j[4];
+      float w[4];
+      skn__gltf_read_uint(g, (uint32_t)p->joints[k], v, j);
+      skn__gltf_read_float(g, (uint32_t)p->weights[k], v, w);
+      for (int c = 0; c < 4; ++c) {
+        if (!isfinite(w[c]) || w[c] < 0)
+          return skn__fail(SKN_ERR_PARSE, "meshes[%u].primitives[%u].attributes.WEIGHTS_%u[%u]: weight %g is negative or not finite",
+                           p->mesh, p->index_in_mesh, k, v, w[c]);
+        if (j[c] >= joints)
+          return skn__fail(SKN_ERR_PARSE, "meshes[%u].primitives[%u].attributes.JOINTS_%u[%u]: joint %u >= skins[%u] joint count %u",
+                           p->mesh, p->index_in_mesh, k, v, j[c], sp->skin, joints);
+      }
+    }
+  return SKN_OK;
+}
+
+static skn_status check_animation(skn_gltf *g, uint32_t i) {
+  gltf_animation *an = &g->animations[i];
+  an->start = INFINITY;
+  an->end = -INFINITY;
+  for (uint32_t c = 0; c < an->channel_count; ++c) {
+    const gltf_channel *ch = &an->channels[c];
+    if (ch->sampler >= an->sampler_count || ch->node >= (int32_t)g->node_count)
+      return skn__fail(SKN_ERR_PARSE, "animations[%u].channels[%u]: sampler or node out of range", i, c);
+    if (ch->node >= 0 && ch->path != GLTF_PATH_WEIGHTS && g->nodes[ch->node].has_matrix)
+      return skn__fail(SKN_ERR_PARSE, "animations[%u].channels[%u]: nodes[%d] has a matrix and cannot be animated", i, c, ch->node);
+  }
+  for (uint32_t k = 0; k < an->sampler_count; ++k) {
+    const gltf_sampler *sm = &an->samplers[k];
+    if ((uint32_t)sm->input >= g->accessor_count || (uint32_t)sm->output >= g->accessor_count)
+      return skn__fail(SKN_ERR_PARSE, "animations[%u].samplers[%u]: accessor out of range", i, k);
+    const gltf_accessor *in = &g->accessors[sm->input];
+    if (in->component_type != GLTF_FLOAT || in->components != 1)
+      return skn__fail(SKN_ERR_PARSE, "animations[%u].samplers[%u].input must be float scalars", i, k);
+    uint32_t per_key = sm->interpolation == GLTF_CUBICSPLINE ? 3 : 1;
+    const gltf_accessor *out = &g->accessors[sm->output];
+    if (out->count < in->count * per_key)
+      return skn__fail(SKN_ERR_PARSE, "animations[%u].samplers[%u]: %u outputs for %u keys", i, k, out->count, in->count);
+    float prev = -INFINITY;
+    for (uint32_t key = 0; key < in->count; ++key) {
+      float t;
+      skn__gltf_read_float(g, (uint32_t)sm->input, key, &t);
+      if (!(t > prev))
+        return skn__fail(SKN_ERR_PARSE, "animations[%u].samplers[%u].input[%u] = %g is not after the key before it", i, k, key, t);
+      prev = t;
+      an->start = fminf(an->start, t);
+      an->end = fmaxf(an->end, t);
+    }
+  }
+  if (an->start > an->end) an->start = an->end = 0;
+  return SKN_OK;
+}
+
+/* Output accessors of the channels: VEC3 floats for T and S, VEC4 floats or
+ * normalized integers for R (§3.11). */
+static skn_status check_channel_outputs(const skn_gltf *g, uint32_t i) {
+  static const uint32_t ROTATION_TYPES[] = {GLTF_FLOAT, GLTF_BYTE, GLTF_UNSIGNED_BYTE, GLTF_SHORT, GLTF_UNSIGNED_SHORT, 0};
+  const gltf_animation *an = &g->animations[i];
+  for (uint32_t c = 0; c < an->channel_count; ++c) {
+    const gltf_channel *ch = &an->channels[c];
+    if (ch->path == GLTF_PATH_WEIGHTS || ch->node < 0) continue;
+    char where[48];
+    snprintf(where, sizeof where, "animations[%u].samplers[%u]", i, ch->sampler);
+    skn_status s = ch->path == GLTF_PATH_ROTATION
+                       ? check_attribute(g, an->samplers[ch->sampler].output, 4, ROTATION_TYPES, 0, where, "output")
+                       : check_attribute(g, an->samplers[ch->sampler].output, 3, FLOATS, 0, where, "output");
+    if (s != SKN_OK) return s;
+  }
+  return SKN_OK;
+}
+
+skn_status skn__gltf_validate(skn_gltf *g) {
+  skn_status s = check_views(g);
+  if (s == SKN_OK) s = check_accessors(g);
+  if (s == SKN_OK) s = check_nodes(g);
+  for (uint32_t p = 0; s == SKN_OK && p < g->primitive_count; ++p) s = check_primitive(g, &g->primitives[p]);
+  if (s == SKN_OK) s = check_skins(g);
+  if (s == SKN_OK) s = find_skinned(g);
+  for (uint32_t k = 0; s == SKN_OK && k < g->skinned_count; ++k) s = check_influences(g, &g->skinned[k]);
+  for (uint32_t a = 0; s == SKN_OK && a < g->animation_count; ++a) s = check_animation(g, a);
+  for (uint32_t a = 0; s == SKN_OK && a < g->animation_count; ++a) s = check_channel_outputs(g, a);
+  return s;
+}
