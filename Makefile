@@ -2,7 +2,7 @@
 #
 # make            build/libskn.so.1 (+ libskn.so) and the programs
 # make check      install missing Debian packages, build, run every test
-# make demo       build and run the demo on a procedural arm
+# make demo       build, skin a procedural arm and a glTF model, write pictures
 # make install    PREFIX=/usr/local: header, library, pkg-config file
 
 PYTHON ?= /usr/bin/python3
@@ -39,9 +39,11 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 TEST_SRC := $(wildcard tests/unit/*.c)
 DEMO := $(BUILD)/bin/skn-demo
+CLI := $(BUILD)/bin/skn
+CLI_SRC := $(wildcard plugins/cli/*.c)
 
 .PHONY: all lib check test demo install uninstall deps abi-baseline clean help
-all: lib $(DEMO)
+all: lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf
 lib: $(LIB) $(BUILD)/libskn.so
 
 $(BUILD)/obj/%.o: core/%.c $(CORE_HDR)
@@ -59,6 +61,17 @@ $(BUILD)/obj $(BUILD)/bin $(BUILD)/tests:
 
 $(DEMO): scripts/demo.c scripts/arm.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/bin
 	$(CC) $(PROG_CFLAGS) $< $(PROG_LDFLAGS) -o $@
+
+# The skn command: a host of its own, built on abi/skn.h alone.
+$(CLI): $(CLI_SRC) plugins/cli/cli.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/bin
+	$(CC) $(PROG_CFLAGS) $(CLI_SRC) $(PROG_LDFLAGS) -lpng -o $@
+
+$(BUILD)/bin/arm_gltf: scripts/arm_gltf.c scripts/arm.h | $(BUILD)/bin
+	$(CC) $(PROG_CFLAGS) $< -lm -o $@
+
+$(BUILD)/data/arm.gltf: $(BUILD)/bin/arm_gltf
+	@mkdir -p $(dir $@)
+	$(BUILD)/bin/arm_gltf $@
 
 # ---- tests ----
 $(BUILD)/tests/unit: $(TEST_SRC) tests/unit/*.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/tests
@@ -79,7 +92,7 @@ check: deps
 test: check
 
 demo: deps all
-	@$(DEMO)
+	@BUILD=$(BUILD) scripts/demo
 
 # Regenerate the ABI baseline after an intended, compatible addition.
 abi-baseline: $(LIB)

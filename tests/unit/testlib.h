@@ -15,6 +15,7 @@ Suite *suite_pose(void);
 Suite *suite_lbs(void);
 Suite *suite_methods(void);
 Suite *suite_errors(void);
+Suite *suite_gltf(void);
 
 /* ---- random numbers (xorshift64*, reproducible per seed) ---- */
 typedef struct rng { uint64_t s; } rng;

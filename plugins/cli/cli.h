@@ -1,0 +1,62 @@
+/* cli.h — the skn command's parts: options, the posed mesh they describe,
+ * the subcommands. The command is a host like any other: it reaches the
+ * library only through abi/skn.h. */
+#ifndef SKN_CLI_H
+#define SKN_CLI_H
+
+#include "skn.h"
+
+#include <stdio.h>
+
+/* Exit statuses: 0 success, 1 bad input (skn_last_error on stderr), 2 bad usage. */
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
+#define MAX_METHODS 8
+
+typedef struct options {
+  const char *file, *out, *format, *animation;
+  uint32_t primitive;
+  float time, blend;
+  int has_time;
+  skn_method methods[MAX_METHODS];
+  const char *method_names[MAX_METHODS];
+  int method_count;
+  skn_dqs_scale dqs_scale;
+  int frames, width, height;
+} options;
+
+/* Parses argv[first..] for a subcommand; `allowed` lists the options it
+ * takes (e.g. "primitive animation time method format o"). Prints the
+ * problem and returns EXIT_USAGE, or EXIT_OK. */
+int parse_options(int argc, char **argv, int first, const char *allowed, options *o);
+
+/* A document's primitive, bound and posed as options say. */
+typedef struct posed_mesh {
+  skn_gltf *gltf;
+  skn_rig *rig;
+  skn_pose *pose;
+  skn_gltf_primitive_info info;
+  uint32_t primitive;            /* the skinned primitive's number */
+  uint32_t animation;            /* SKN_GLTF_NO_ANIMATION for the nodes' own transforms */
+  uint32_t *triangles;
+  float *blend_weights;
+} posed_mesh;
+
+/* Opens, binds (with centers when a method needs them) and resolves the
+ * animation; prints the library's message and returns EXIT_INPUT on failure. */
+int posed_mesh_open(posed_mesh *m, const options *o);
+int posed_mesh_skin(posed_mesh *m, float time, skn_method method, skn_dqs_scale split, float *positions,
+                    float *normals);
+void posed_mesh_close(posed_mesh *m);
+int fail_input(const char *what);
+
+int cmd_info(int argc, char **argv);
+int cmd_skin(int argc, char **argv);
+int cmd_render(int argc, char **argv);
+
+/* render.c's pieces */
+int write_png(const char *path, const unsigned char *rgb, int width, int height);
+void draw_text(unsigned char *rgb, int width, int height, int x, int y, int scale, const char *text,
+               const unsigned char color[3]);
+
+#endif

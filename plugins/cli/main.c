@@ -1,0 +1,62 @@
+/* main.c — `skn`: try skn on a glTF file in one line. See HELP below. */
+#include "cli.h"
+
+#include <string.h>
+
+static const char *HELP =
+    "usage: skn COMMAND FILE [options]   (options take --name value or --name=value)\n"
+    "\n"
+    "  info FILE        skinned primitives, skins, joints, animations (name, duration)\n"
+    "  skin FILE        the skinned mesh at a time, as OBJ, PLY or JSON\n"
+    "  render FILE      a shaded picture of the skinned mesh, as PNG\n"
+    "\n"
+    "skn COMMAND --help tells more. Exit status: 0 done, 1 bad input, 2 bad usage.\n";
+
+static const char *HELP_INFO = "usage: skn info FILE\n\nDescribes a .gltf or .glb file: its skinned primitives, skins and animations.\n";
+
+#define POSE_OPTIONS                                                                                   \
+  "  --primitive N        the skinned primitive, counted in document order from 0 (default 0)\n"         \
+  "  --animation N|NAME   the animation by index or name, or none for the nodes' own transforms\n"      \
+  "                       (default: the first, if any)\n"                                                \
+  "  --time S             seconds into the animation, clamped to its keys (default 0)\n"                  \
+  "  --dqs-scale polar|keep-y  how dqs, blend and cor split scale from rotation (default polar)\n"       \
+  "  --blend B            the LBS/DQS mix for --method blend, in [0, 1] (default 0.5)\n"
+
+static const char *HELP_SKIN =
+    "usage: skn skin FILE [options]\n\nWrites the skinned mesh, in the primitive's accessor order, in the scene's world space.\n\n" POSE_OPTIONS
+    "  --method M           lbs, lbs-quat, dqs, blend or cor (default lbs)\n"
+    "  --format F           obj, ply or json (default: from -o's extension, else json)\n"
+    "  -o OUT               the output file (default: standard output)\n";
+
+static const char *HELP_RENDER =
+    "usage: skn render FILE -o OUT.png [options]\n\nDraws the skinned mesh, shaded, with a software rasterizer.\n\n" POSE_OPTIONS
+    "  --method M           lbs, lbs-quat, dqs, blend or cor (default lbs)\n"
+    "  --compare M1,M2,...  one panel per method, side by side, each named\n"
+    "  --frames N           a strip of N panels across the animation (with --compare: a grid)\n"
+    "  --size WxH           each panel's size in pixels (default 360x360)\n"
+    "  -o OUT.png           the picture to write (required)\n";
+
+static int wants_help(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (skn_version() / 10000 != SKN_VERSION_MAJOR) {
+    fprintf(stderr, "skn: libskn %s is not ABI %d\n", skn_version_string(), SKN_VERSION_MAJOR);
+    return EXIT_INPUT;
+  }
+  const char *cmd = argc > 1 ? argv[1] : "";
+  static const struct { const char *name, **help; int (*run)(int, char **); } COMMANDS[] = {
+      {"info", &HELP_INFO, cmd_info}, {"skin", &HELP_SKIN, cmd_skin}, {"render", &HELP_RENDER, cmd_render}};
+  for (size_t k = 0; k < sizeof COMMANDS / sizeof COMMANDS[0]; ++k)
+    if (!strcmp(cmd, COMMANDS[k].name)) {
+      if (wants_help(argc, argv)) return fputs(*COMMANDS[k].help, stdout), EXIT_OK;
+      return COMMANDS[k].run(argc, argv);
+    }
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) return fputs(HELP, stdout), EXIT_OK;
+  if (!strcmp(cmd, "--version")) return printf("skn %s\n", skn_version_string()), EXIT_OK;
+  fputs(HELP, stderr);
+  return EXIT_USAGE;
+}

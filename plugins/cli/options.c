@@ -1,0 +1,115 @@
+/* options.c — `--name value` and `--name=value` (the second for negative
+ * numbers: --time=-0.5), checked against what each subcommand takes. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct { const char *name; skn_method method; } METHODS[] = {
+    {"lbs", SKN_METHOD_LBS_MATRIX}, {"lbs-quat", SKN_METHOD_LBS_QUATERNION}, {"dqs", SKN_METHOD_DQS},
+    {"blend", SKN_METHOD_BLEND},    {"cor", SKN_METHOD_COR}};
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "skn: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, " (see --help)\n");
+  return EXIT_USAGE;
+}
+
+static int parse_number(const char *s, double lo, double hi, double *out) {
+  char *end;
+  *out = strtod(s, &end);
+  return *s && !*end && *out >= lo && *out <= hi;
+}
+
+/* A comma-separated list of method names. */
+static int parse_methods(const char *list, options *o) {
+  o->method_count = 0;
+  const char *p = list;
+  while (*p) {
+    size_t n = strcspn(p, ",");
+    size_t k = 0;
+    while (k < sizeof METHODS / sizeof METHODS[0] && !(strlen(METHODS[k].name) == n && !strncmp(p, METHODS[k].name, n))) ++k;
+    if (k == sizeof METHODS / sizeof METHODS[0] || o->method_count == MAX_METHODS)
+      return usage_error("unknown method in \"%s\" (lbs, lbs-quat, dqs, blend, cor)", list);
+    o->methods[o->method_count] = METHODS[k].method;
+    o->method_names[o->method_count++] = METHODS[k].name;
+    p += n + (p[n] == ',');
+  }
+  return o->method_count ? EXIT_OK : usage_error("no method in \"%s\"", list);
+}
+
+static int apply(options *o, const char *name, const char *value) {
+  double x;
+  if (!strcmp(name, "primitive")) {
+    if (!parse_number(value, 0, 4294967295.0, &x) || x != (uint32_t)x) return usage_error("--primitive %s is not an index", value);
+    o->primitive = (uint32_t)x;
+  } else if (!strcmp(name, "time")) {
+    if (!parse_number(value, -1e30, 1e30, &x)) return usage_error("--time %s is not a number", value);
+    o->time = (float)x;
+    o->has_time = 1;
+  } else if (!strcmp(name, "blend")) {
+    if (!parse_number(value, 0, 1, &x)) return usage_error("--blend %s is not in [0, 1]", value);
+    o->blend = (float)x;
+  } else if (!strcmp(name, "frames")) {
+    if (!parse_number(value, 1, 64, &x) || x != (int)x) return usage_error("--frames %s is not a count from 1 to 64", value);
+    o->frames = (int)x;
+  } else if (!strcmp(name, "size")) {
+    int w, h;
+    char extra;
+    if (sscanf(value, "%dx%d%c", &w, &h, &extra) != 2 || w < 16 || h < 16 || w > 4096 || h > 4096)
+      return usage_error("--size %s is not WIDTHxHEIGHT (16 to 4096)", value);
+    o->width = w;
+    o->height = h;
+  } else if (!strcmp(name, "method") || !strcmp(name, "compare")) {
+    return parse_methods(value, o);
+  } else if (!strcmp(name, "dqs-scale")) {
+    if (strcmp(value, "polar") && strcmp(value, "keep-y")) return usage_error("--dqs-scale %s is not polar or keep-y", value);
+    o->dqs_scale = strcmp(value, "polar") ? SKN_DQS_SCALE_KEEP_Y : SKN_DQS_SCALE_POLAR;
+  } else if (!strcmp(name, "format")) {
+    if (strcmp(value, "obj") && strcmp(value, "ply") && strcmp(value, "json")) return usage_error("--format %s is not obj, ply or json", value);
+    o->format = value;
+  } else if (!strcmp(name, "animation")) {
+    o->animation = value;
+  } else if (!strcmp(name, "o")) {
+    o->out = value;
+  }
+  return EXIT_OK;
+}
+
+/* Is `name` a word of the space-separated list `allowed`? */
+static int allowed_here(const char *allowed, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = allowed; (p = strstr(p, name)); p += n)
+    if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0)) return 1;
+  return 0;
+}
+
+int parse_options(int argc, char **argv, int first, const char *allowed, options *o) {
+  memset(o, 0, sizeof *o);
+  o->blend = 0.5f;
+  o->methods[0] = SKN_METHOD_LBS_MATRIX;
+  o->method_names[0] = "lbs";
+  o->method_count = 1;
+  for (int i = first; i < argc; ++i) {
+    const char *a = argv[i];
+    if (a[0] != '-' || !a[1]) {
+      if (o->file) return usage_error("unexpected argument \"%s\"", a);
+      o->file = a;
+      continue;
+    }
+    char name[32];
+    const char *value = NULL, *body = a + (a[1] == '-' ? 2 : 1), *eq = strchr(body, '=');
+    size_t n = eq ? (size_t)(eq - body) : strlen(body);
+    if (n >= sizeof name) return usage_error("unknown option %s", a);
+    memcpy(name, body, n);
+    name[n] = 0;
+    if (!allowed_here(allowed, name)) return usage_error("unknown option %s", a);
+    if (eq) value = eq + 1;
+    else if (i + 1 < argc) value = argv[++i];
+    else return usage_error("%s needs a value", a);
+    int rc = apply(o, name, value);
+    if (rc != EXIT_OK) return rc;
+  }
+  return o->file ? EXIT_OK : usage_error("%s", "no FILE given");
+}

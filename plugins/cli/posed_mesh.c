@@ -1,0 +1,83 @@
+/* posed_mesh.c — what every subcommand starts from: a glTF primitive bound
+ * into a rig, its animation resolved by index or name, skinned at a time. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int fail_input(const char *what) {
+  const char *msg = skn_last_error();
+  if (!strncmp(msg, what, strlen(what))) fprintf(stderr, "skn: %s\n", msg); /* it names the file already */
+  else fprintf(stderr, "skn: %s: %s\n", what, msg);
+  return EXIT_INPUT;
+}
+
+/* --animation N|NAME|none; by default the first animation, if any. */
+static int resolve_animation(posed_mesh *m, const options *o, uint32_t count) {
+  m->animation = count ? 0 : SKN_GLTF_NO_ANIMATION;
+  if (!o->animation) return EXIT_OK;
+  if (!strcmp(o->animation, "none")) {
+    m->animation = SKN_GLTF_NO_ANIMATION;
+    return EXIT_OK;
+  }
+  char *end;
+  unsigned long n = strtoul(o->animation, &end, 10);
+  if (*o->animation && !*end) {
+    if (n >= count) {
+      fprintf(stderr, "skn: %s: animation %lu >= %u animations\n", o->file, n, count);
+      return EXIT_INPUT;
+    }
+    m->animation = (uint32_t)n;
+    return EXIT_OK;
+  }
+  return skn_gltf_find_animation(m->gltf, o->animation, &m->animation) ? fail_input(o->file) : EXIT_OK;
+}
+
+int posed_mesh_open(posed_mesh *m, const options *o) {
+  memset(m, 0, sizeof *m);
+  skn_gltf_info info = {sizeof info};
+  if (skn_gltf_open(o->file, &m->gltf) || skn_gltf_info_get(m->gltf, &info)) return fail_input(o->file);
+  m->info.struct_size = sizeof m->info;
+  m->primitive = o->primitive;
+  if (skn_gltf_primitive_info_get(m->gltf, o->primitive, &m->info)) return fail_input(o->file);
+  int rc = resolve_animation(m, o, info.animation_count);
+  if (rc != EXIT_OK) return rc;
+  skn_gltf_bind_desc bd = {sizeof bd};
+  bd.primitive = o->primitive;
+  for (int k = 0; k < o->method_count; ++k) {
+    bd.centers_of_rotation |= o->methods[k] == SKN_METHOD_COR;
+    if (o->methods[k] == SKN_METHOD_BLEND && !m->blend_weights) { /* glTF has no blend weights: one for all */
+      m->blend_weights = malloc(m->info.vertex_count * sizeof(float));
+      if (!m->blend_weights) return fail_input("out of memory");
+      for (uint32_t v = 0; v < m->info.vertex_count; ++v) m->blend_weights[v] = o->blend;
+    }
+  }
+  bd.blend_weights = m->blend_weights;
+  m->triangles = malloc((m->info.triangle_count * 3 + 1) * sizeof *m->triangles);
+  if (!m->triangles) return fail_input("out of memory");
+  if (skn_gltf_triangles(m->gltf, o->primitive, m->triangles, m->info.triangle_count * 3) ||
+      skn_gltf_bind(m->gltf, &bd, &m->rig) || skn_pose_create(m->rig, &m->pose))
+    return fail_input(o->file);
+  return EXIT_OK;
+}
+
+int posed_mesh_skin(posed_mesh *m, float time, skn_method method, skn_dqs_scale split, float *positions,
+                    float *normals) {
+  skn_skin_desc s = {sizeof s};
+  s.method = method;
+  s.dqs_scale = split;
+  s.positions.data = positions;
+  s.normals.data = m->info.flags & SKN_GLTF_HAS_NORMALS ? normals : NULL;
+  if (skn_gltf_pose(m->gltf, m->primitive, m->animation, time, m->pose) || skn_skin(m->rig, m->pose, &s))
+    return fail_input("skin");
+  return EXIT_OK;
+}
+
+void posed_mesh_close(posed_mesh *m) {
+  skn_pose_destroy(m->pose);
+  skn_rig_destroy(m->rig);
+  skn_gltf_close(m->gltf);
+  free(m->triangles);
+  free(m->blend_weights);
+  memset(m, 0, sizeof *m);
+}
