@@ -42,8 +42,8 @@ DEMO := $(BUILD)/bin/skn-demo
 CLI := $(BUILD)/bin/skn
 CLI_SRC := $(wildcard plugins/cli/*.c)
 
-.PHONY: all lib check test demo install uninstall deps abi-baseline clean help
-all: lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf
+.PHONY: all lib python check test demo install uninstall deps abi-baseline clean help
+all: lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python
 lib: $(LIB) $(BUILD)/libskn.so
 
 $(BUILD)/obj/%.o: core/%.c $(CORE_HDR)
@@ -73,6 +73,16 @@ $(BUILD)/data/arm.gltf: $(BUILD)/bin/arm_gltf
 	@mkdir -p $(dir $@)
 	$(BUILD)/bin/arm_gltf $@
 
+# The Python package, usable in place: PYTHONPATH=build/python (the library beside it).
+PY_SRC := $(wildcard plugins/python/skn/*.py)
+python: $(BUILD)/python/skn/libskn.so.1 $(patsubst plugins/python/%,$(BUILD)/python/%,$(PY_SRC))
+$(BUILD)/python/skn/%: plugins/python/skn/% | $(BUILD)/python/skn
+	cp $< $@
+$(BUILD)/python/skn/libskn.so.1: $(LIB) | $(BUILD)/python/skn
+	cp $< $@
+$(BUILD)/python/skn:
+	mkdir -p $@
+
 # ---- tests ----
 $(BUILD)/tests/unit: $(TEST_SRC) tests/unit/*.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/tests
 	$(CC) $(PROG_CFLAGS) $(CHECK_CFLAGS) $(TEST_SRC) $(PROG_LDFLAGS) $(CHECK_LIBS) -o $@
@@ -99,8 +109,11 @@ abi-baseline: $(LIB)
 	abidw --no-corpus-path --headers-dir abi $(LIB) > abi/libskn.abi
 	@echo "wrote abi/libskn.abi"
 
+PYTHON_SITE = $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_path('purelib', vars={'base': '$(PREFIX)'}))")
+
 install: lib
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PYTHON_SITE)/skn
+	install -m 644 $(PY_SRC) $(DESTDIR)$(PYTHON_SITE)/skn/
 	install -m 644 abi/skn.h $(DESTDIR)$(INCLUDEDIR)/skn.h
 	install -m 755 $(LIB) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libskn.so
@@ -110,6 +123,7 @@ install: lib
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/skn.h $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libskn.so \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/skn.pc
+	rm -rf $(DESTDIR)$(PYTHON_SITE)/skn
 
 clean:
 	rm -rf $(BUILD)

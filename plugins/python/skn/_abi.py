@@ -1,0 +1,139 @@
+"""The C ABI of libskn (abi/skn.h) in ctypes: structs, enums, prototypes, and
+finding and checking the library. Nothing here is Pythonic; __init__.py is."""
+import ctypes
+import ctypes.util
+import os
+
+ABI_MAJOR = 1  # the SKN_VERSION_MAJOR this package was written for
+
+c_float_p = ctypes.POINTER(ctypes.c_float)
+c_uint32_p = ctypes.POINTER(ctypes.c_uint32)
+c_int32_p = ctypes.POINTER(ctypes.c_int32)
+
+STATUS_NAMES = [
+    "SKN_OK", "SKN_ERR_INVALID_ARGUMENT", "SKN_ERR_OUT_OF_MEMORY", "SKN_ERR_INDEX_OUT_OF_RANGE",
+    "SKN_ERR_BAD_HIERARCHY", "SKN_ERR_NOT_FINITE", "SKN_ERR_BAD_WEIGHTS", "SKN_ERR_SINGULAR",
+    "SKN_ERR_UNSUPPORTED", "SKN_ERR_IO", "SKN_ERR_PARSE",
+]
+METHODS = {"lbs": 0, "lbs-quat": 1, "dqs": 2, "blend": 3, "cor": 4}
+DQS_SCALES = {"polar": 0, "keep-y": 1}
+WEIGHT_MODES = {"normalize": 0, "as-given": 1, "require-unit": 2}
+PALETTES = {"mat4": (0, 16), "rows3x4": (1, 12), "normal-rows3x4": (2, 12), "dual-quat": (3, 8),
+            "dual-quat-scale": (4, 20), "dual-quat-scale-keep-y": (5, 20)}
+RIG_HAS_NORMALS, RIG_HAS_TANGENTS, RIG_HAS_BLEND_WEIGHTS, RIG_HAS_CENTERS = 1, 2, 4, 8
+NO_ANIMATION = 0xFFFFFFFF
+
+
+class Attrib(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("stride", ctypes.c_uint32)]
+
+
+class Transform(ctypes.Structure):
+    _fields_ = [("translation", ctypes.c_float * 3), ("rotation", ctypes.c_float * 4), ("scale", ctypes.c_float * 3)]
+
+
+class BindDesc(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("joint_count", ctypes.c_uint32), ("parents", c_int32_p),
+        ("inverse_bind_matrices", c_float_p), ("bind_matrices", c_float_p), ("rest_local", ctypes.c_void_p),
+        ("vertex_count", ctypes.c_uint32), ("positions", Attrib), ("normals", Attrib), ("tangents", Attrib),
+        ("influences_per_vertex", ctypes.c_uint32), ("influence_offsets", c_uint32_p),
+        ("influence_joints", c_uint32_p), ("influence_weights", c_float_p), ("weight_mode", ctypes.c_uint32),
+        ("max_influences", ctypes.c_uint32), ("min_weight", ctypes.c_float), ("blend_weights", c_float_p),
+        ("triangles", c_uint32_p), ("triangle_count", ctypes.c_uint32),
+    ]
+
+
+class RigInfo(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "joint_count", "vertex_count", "influence_count",
+                                               "max_influences_per_vertex", "flags")]
+
+
+class SkinDesc(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("method", ctypes.c_uint32), ("first_vertex", ctypes.c_uint32),
+        ("vertex_count", ctypes.c_uint32), ("positions", Attrib), ("normals", Attrib), ("tangents", Attrib),
+        ("threads", ctypes.c_uint32), ("dqs_scale", ctypes.c_uint32),
+    ]
+
+
+class GltfInfo(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "primitive_count", "skin_count", "animation_count",
+                                               "node_count", "mesh_count")]
+
+
+class GltfPrimitiveInfo(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "mesh", "primitive_in_mesh", "node", "skin",
+                                               "vertex_count", "triangle_count", "joint_count",
+                                               "influences_per_vertex", "flags")] + [("mesh_name", ctypes.c_char_p)]
+
+
+class GltfAnimationInfo(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("channel_count", ctypes.c_uint32), ("start", ctypes.c_float),
+                ("end", ctypes.c_float), ("name", ctypes.c_char_p)]
+
+
+class GltfBindDesc(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("primitive", ctypes.c_uint32),
+                ("centers_of_rotation", ctypes.c_uint32), ("max_influences", ctypes.c_uint32),
+                ("min_weight", ctypes.c_float), ("blend_weights", c_float_p)]
+
+
+_P = ctypes.c_void_p
+PROTOTYPES = {
+    "skn_version": (ctypes.c_uint32, []),
+    "skn_version_string": (ctypes.c_char_p, []),
+    "skn_status_name": (ctypes.c_char_p, [ctypes.c_uint32]),
+    "skn_last_error": (ctypes.c_char_p, []),
+    "skn_bind": (ctypes.c_uint32, [ctypes.POINTER(BindDesc), ctypes.POINTER(_P)]),
+    "skn_rig_destroy": (None, [_P]),
+    "skn_rig_info_get": (ctypes.c_uint32, [_P, ctypes.POINTER(RigInfo)]),
+    "skn_pose_create": (ctypes.c_uint32, [_P, ctypes.POINTER(_P)]),
+    "skn_pose_destroy": (None, [_P]),
+    "skn_pose_set_local": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(Transform)]),
+    "skn_pose_set_model": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.c_uint32, c_float_p]),
+    "skn_pose_palette": (ctypes.c_uint32, [_P, ctypes.c_uint32, _P, ctypes.c_size_t]),
+    "skn_skin": (ctypes.c_uint32, [_P, _P, ctypes.POINTER(SkinDesc)]),
+    "skn_gltf_open": (ctypes.c_uint32, [ctypes.c_char_p, ctypes.POINTER(_P)]),
+    "skn_gltf_close": (None, [_P]),
+    "skn_gltf_info_get": (ctypes.c_uint32, [_P, ctypes.POINTER(GltfInfo)]),
+    "skn_gltf_primitive_info_get": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.POINTER(GltfPrimitiveInfo)]),
+    "skn_gltf_animation_info_get": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.POINTER(GltfAnimationInfo)]),
+    "skn_gltf_find_animation": (ctypes.c_uint32, [_P, ctypes.c_char_p, c_uint32_p]),
+    "skn_gltf_triangles": (ctypes.c_uint32, [_P, ctypes.c_uint32, c_uint32_p, ctypes.c_size_t]),
+    "skn_gltf_bind": (ctypes.c_uint32, [_P, ctypes.POINTER(GltfBindDesc), ctypes.POINTER(_P)]),
+    "skn_gltf_pose": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_float, _P]),
+}
+
+
+def candidates():
+    """Where the library may be, in order: $SKN_LIBRARY, beside this package,
+    the build tree this file lives in, then the system's search path."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    found = [os.environ.get("SKN_LIBRARY"), os.path.join(here, "libskn.so.1"),
+             os.path.join(here, "..", "..", "..", "build", "libskn.so.1")]
+    return [p for p in found if p and (os.path.exists(p) or p == os.environ.get("SKN_LIBRARY"))] + \
+        [ctypes.util.find_library("skn") or "libskn.so.1"]
+
+
+def check_version(number, where):
+    """Refuses a library of another ABI major than this package's."""
+    if number // 10000 != ABI_MAJOR:
+        raise ImportError(f"skn: {where} is libskn {number // 10000}.{number // 100 % 100}.{number % 100}, "
+                          f"but this package needs ABI {ABI_MAJOR}.x; install a matching libskn or set SKN_LIBRARY")
+
+
+def load():
+    errors = []
+    for path in candidates():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            errors.append(f"{path}: {e}")
+            continue
+        for name, (restype, argtypes) in PROTOTYPES.items():
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = restype, argtypes
+        check_version(lib.skn_version(), path)
+        return lib, path
+    raise ImportError("skn: cannot load libskn.so.1 (set SKN_LIBRARY to its path): " + "; ".join(errors))
