@@ -3,7 +3,8 @@
 # make            build/libskn.so.1 (+ libskn.so) and the programs
 # make check      install missing Debian packages, build, run every test
 # make demo       build, skin a procedural arm and a glTF model, write pictures
-# make install    PREFIX=/usr/local: header, library, pkg-config file
+# make install    PREFIX=/usr/local: header, library, pkg-config file, Python package
+# make blender-addon   build/skn_blender.zip for Blender's Preferences > Add-ons > Install
 
 PYTHON ?= /usr/bin/python3
 CC ?= cc
@@ -42,8 +43,8 @@ DEMO := $(BUILD)/bin/skn-demo
 CLI := $(BUILD)/bin/skn
 CLI_SRC := $(wildcard plugins/cli/*.c)
 
-.PHONY: all lib python check test demo install uninstall deps abi-baseline clean help
-all: lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python
+.PHONY: all lib python blender-addon check test demo install uninstall deps abi-baseline clean help
+all: lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON)
 lib: $(LIB) $(BUILD)/libskn.so
 
 $(BUILD)/obj/%.o: core/%.c $(CORE_HDR)
@@ -82,6 +83,12 @@ $(BUILD)/python/skn/libskn.so.1: $(LIB) | $(BUILD)/python/skn
 	cp $< $@
 $(BUILD)/python/skn:
 	mkdir -p $@
+
+# The Blender add-on, for Preferences > Add-ons > Install.
+ADDON := $(BUILD)/skn_blender.zip
+blender-addon: $(ADDON)
+$(ADDON): $(wildcard plugins/blender/skn_blender/*.py) $(PY_SRC) $(LIB) plugins/blender/package
+	@PYTHON=$(PYTHON) plugins/blender/package $(BUILD) $@
 
 # ---- tests ----
 $(BUILD)/tests/unit: $(TEST_SRC) tests/unit/*.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/tests

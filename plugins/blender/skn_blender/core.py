@@ -1,0 +1,113 @@
+"""The Blender side of skn without UI: a mesh's armature read by the Armature
+modifier's own rules, bound into a skn rig, posed and skinned.
+
+Blender's rules (source/blender/blenkernel/intern/armature_deform.c):
+  - only vertex groups named after deform bones count;
+  - a vertex's weights are divided by their sum, and a vertex whose sum is
+    <= 1e-4 stays where it is;
+  - deformation happens in the armature's space: premat = armature^-1 *
+    object, the vertex goes through premat, the bones' M_i = pose_mat *
+    arm_mat^-1, and back through premat^-1;
+  - "Preserve Volume" is dual quaternion skinning that keeps each posed
+    bone's Y axis when it splits scale from rotation (skn's KEEP_Y), with
+    antipodal quaternions flipped against the running sum in the order of
+    the vertex's groups (skn's rule too).
+"""
+import numpy
+
+from . import skn
+
+METHODS = {"LINEAR": "lbs", "DQS": "dqs", "BLEND": "blend", "COR": "cor"}
+ZERO_WEIGHT = 1e-4  # Blender leaves a vertex whose weights sum to this or less alone
+
+
+def find_armature(obj):
+    """The armature that deforms a mesh: its first Armature modifier's, else an armature parent."""
+    for mod in obj.modifiers:
+        if mod.type == "ARMATURE" and mod.object:
+            return mod.object, mod
+    if obj.parent and obj.parent.type == "ARMATURE":
+        return obj.parent, None
+    return None, None
+
+
+def matrix(m):
+    return numpy.array(m, dtype=numpy.float64)
+
+
+def premat(obj, arm):
+    """Object space -> armature space, as the modifier applies it."""
+    return numpy.linalg.inv(matrix(arm.matrix_world)) @ matrix(obj.matrix_world)
+
+
+def influences(obj, arm, blend_group=None):
+    """CSR influences in the order of each vertex's groups, deform bones only,
+    and per-vertex blend weights from `blend_group` (None without one)."""
+    bones = {b.name: i for i, b in enumerate(arm.data.bones) if b.use_deform}
+    group_bone = {g.index: bones[g.name] for g in obj.vertex_groups if g.name in bones}
+    blend_index = obj.vertex_groups[blend_group].index if blend_group and blend_group in obj.vertex_groups else None
+    offsets, joints, weights = [0], [], []
+    blend = numpy.zeros(len(obj.data.vertices), numpy.float32) if blend_group else None
+    for v in obj.data.vertices:
+        mine = [(group_bone[g.group], g.weight) for g in v.groups if g.group in group_bone and g.weight > 0]
+        if sum(w for _, w in mine) > ZERO_WEIGHT:
+            joints += [j for j, _ in mine]
+            weights += [w for _, w in mine]
+        offsets.append(len(joints))
+        if blend_index is not None:
+            blend[v.index] = next((g.weight for g in v.groups if g.group == blend_index), 0.0)
+    return (numpy.array(offsets, numpy.uint32), numpy.array(joints, numpy.uint32),
+            numpy.array(weights, numpy.float32), blend)
+
+
+def rest_coordinates(mesh):
+    co = numpy.empty(len(mesh.vertices) * 3, numpy.float32)
+    mesh.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)
+
+
+class Binding:
+    """A mesh bound to its armature: the skn rig in armature space and what
+    is needed to pose it. `rest` is the mesh's rest coordinates (object space)."""
+
+    def __init__(self, obj, rest=None, blend_group=None, centers=False):
+        arm, _ = find_armature(obj)
+        if arm is None:
+            raise ValueError(f"{obj.name} has no armature (modifier or parent)")
+        self.armature_name, self.premat = arm.name, premat(obj, arm)
+        self.rest = rest_coordinates(obj.data) if rest is None else rest
+        offsets, joints, weights, blend = influences(obj, arm, blend_group)
+        positions = self.rest @ self.premat[:3, :3].T + self.premat[:3, 3]
+        bones = list(arm.data.bones)
+        index = {b.name: i for i, b in enumerate(bones)}
+        parents = [index[b.parent.name] if b.parent else -1 for b in bones]
+        triangles = None
+        if centers:
+            obj.data.calc_loop_triangles()
+            triangles = numpy.empty(len(obj.data.loop_triangles) * 3, numpy.uint32)
+            obj.data.loop_triangles.foreach_get("vertices", triangles)
+        self.rig = skn.Rig(parents=parents, bind_matrices=[matrix(b.matrix_local) for b in bones],
+                           positions=positions, joints=joints, weights=weights, offsets=offsets,
+                           blend_weights=blend, triangles=triangles)
+        self.pose = self.rig.pose()
+        self.out = numpy.empty((len(self.rest), 3), numpy.float32)
+
+    def skin(self, arm, method):
+        """Deformed positions in armature space (an array this binding reuses)."""
+        self.pose.set_model([matrix(pb.matrix) for pb in arm.pose.bones])
+        kind = METHODS[method]
+        return self.rig.skin(self.pose, method=kind, out=self.out, dqs_scale="keep-y" if kind != "lbs" else "polar")
+
+
+def skin_object(obj, method="LINEAR", depsgraph=None, binding=None):
+    """World-space positions, (n, 3) float32, of a mesh deformed by its armature's
+    current pose (the evaluated armature when a depsgraph is given) — what the
+    Armature modifier computes with Preserve Volume off ("LINEAR") or on ("DQS"),
+    or "BLEND" / "COR". Binds on the fly unless a Binding is given."""
+    binding = binding or Binding(obj, centers=method == "COR")
+    arm, _ = find_armature(obj)
+    if depsgraph is not None:
+        arm = arm.evaluated_get(depsgraph)
+    positions = binding.skin(arm, method)
+    world = matrix(arm.matrix_world)
+    return (positions @ world[:3, :3].T + world[:3, 3]).astype(numpy.float32)
