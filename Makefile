@@ -43,7 +43,7 @@ DEMO := $(BUILD)/bin/skn-demo
 CLI := $(BUILD)/bin/skn
 CLI_SRC := $(wildcard plugins/cli/*.c)
 
-.PHONY: all lib python blender-addon check test demo install uninstall deps abi-baseline clean help
+.PHONY: all lib python blender-addon bench-blender check test demo install uninstall deps abi-baseline clean help
 all: lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON)
 lib: $(LIB) $(BUILD)/libskn.so
 
@@ -89,6 +89,11 @@ ADDON := $(BUILD)/skn_blender.zip
 blender-addon: $(ADDON)
 $(ADDON): $(wildcard plugins/blender/skn_blender/*.py) $(PY_SRC) $(LIB) plugins/blender/package
 	@PYTHON=$(PYTHON) plugins/blender/package $(BUILD) $@
+
+# Blender's Armature modifier against the add-on, same Blender run (not a test).
+bench-blender: deps $(ADDON)
+	@BLENDER_USER_SCRIPTS=$$(mktemp -d) blender -b --factory-startup --python tests/bench/blender_bench.py \
+	  -- $(abspath $(ADDON)) 2>&1 | grep -E '^(machine|mesh|method|Linear|Preserve)'
 
 # ---- tests ----
 $(BUILD)/tests/unit: $(TEST_SRC) tests/unit/*.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/tests

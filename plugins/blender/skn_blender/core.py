@@ -66,18 +66,38 @@ def rest_coordinates(mesh):
     return co.reshape(-1, 3)
 
 
+def is_similarity(m, tolerance=1e-6):
+    """A rotation times a uniform scale (plus a translation)?"""
+    a = m[:3, :3]
+    g = a.T @ a
+    return numpy.abs(g - numpy.eye(3) * g.trace() / 3).max() <= tolerance * g.trace()
+
+
 class Binding:
-    """A mesh bound to its armature: the skn rig in armature space and what
-    is needed to pose it. `rest` is the mesh's rest coordinates (object space)."""
+    """A mesh bound to its armature: the skn rig and what is needed to pose it.
+    `rest` is the mesh's rest coordinates (object space).
+
+    The modifier works in armature space: v' = premat^-1 M premat v. Where
+    premat is a similarity, the rig is bound in object space instead, with
+    bind and pose matrices premat^-1 arm_mat and premat^-1 pose_mat: the same
+    M conjugated, and the same "Preserve Volume" split (keeping a frame's Y
+    axis commutes with rotations and uniform scales), so the output needs no
+    transform. Otherwise the rig lives in armature space and `to_object`
+    maps its output back."""
 
     def __init__(self, obj, rest=None, blend_group=None, centers=False):
         arm, _ = find_armature(obj)
         if arm is None:
             raise ValueError(f"{obj.name} has no armature (modifier or parent)")
         self.armature_name, self.premat = arm.name, premat(obj, arm)
+        self.object_space = is_similarity(self.premat)
+        self.to_rig = numpy.linalg.inv(self.premat) if self.object_space else numpy.eye(4)
         self.rest = rest_coordinates(obj.data) if rest is None else rest
         offsets, joints, weights, blend = influences(obj, arm, blend_group)
-        positions = self.rest @ self.premat[:3, :3].T + self.premat[:3, 3]
+        if self.object_space:
+            positions = self.rest
+        else:
+            positions = self.rest @ self.premat[:3, :3].T + self.premat[:3, 3]
         bones = list(arm.data.bones)
         index = {b.name: i for i, b in enumerate(bones)}
         parents = [index[b.parent.name] if b.parent else -1 for b in bones]
@@ -86,17 +106,28 @@ class Binding:
             obj.data.calc_loop_triangles()
             triangles = numpy.empty(len(obj.data.loop_triangles) * 3, numpy.uint32)
             obj.data.loop_triangles.foreach_get("vertices", triangles)
-        self.rig = skn.Rig(parents=parents, bind_matrices=[matrix(b.matrix_local) for b in bones],
+        self.rig = skn.Rig(parents=parents, bind_matrices=self.to_rig @ numpy.array([matrix(b.matrix_local) for b in bones]),
                            positions=positions, joints=joints, weights=weights, offsets=offsets,
                            blend_weights=blend, triangles=triangles)
         self.pose = self.rig.pose()
         self.out = numpy.empty((len(self.rest), 3), numpy.float32)
 
     def skin(self, arm, method):
-        """Deformed positions in armature space (an array this binding reuses)."""
-        self.pose.set_model([matrix(pb.matrix) for pb in arm.pose.bones])
+        """Deformed positions in the rig's space (an array this binding reuses)."""
+        self.pose.set_model(self.to_rig @ numpy.array([matrix(pb.matrix) for pb in arm.pose.bones]))
         kind = METHODS[method]
         return self.rig.skin(self.pose, method=kind, out=self.out, dqs_scale="keep-y" if kind != "lbs" else "polar")
+
+    def to_object(self, positions):
+        """The rig's output in object space (the array itself where they coincide)."""
+        if self.object_space:
+            return positions
+        post = numpy.linalg.inv(self.premat)
+        return (positions @ post[:3, :3].T + post[:3, 3]).astype(numpy.float32)
+
+    def to_world(self, positions, obj, arm):
+        m = matrix(obj.matrix_world) if self.object_space else matrix(arm.matrix_world)
+        return (positions @ m[:3, :3].T + m[:3, 3]).astype(numpy.float32)
 
 
 def skin_object(obj, method="LINEAR", depsgraph=None, binding=None):
@@ -108,6 +139,4 @@ def skin_object(obj, method="LINEAR", depsgraph=None, binding=None):
     arm, _ = find_armature(obj)
     if depsgraph is not None:
         arm = arm.evaluated_get(depsgraph)
-    positions = binding.skin(arm, method)
-    world = matrix(arm.matrix_world)
-    return (positions @ world[:3, :3].T + world[:3, 3]).astype(numpy.float32)
+    return binding.to_world(binding.skin(arm, method), obj, arm)

@@ -69,9 +69,7 @@ def refresh(obj, force=False):
     _busy[0] = True
     try:
         b = binding(obj)
-        arm_space = b.skin(arm, obj.skn.method)
-        post = numpy.linalg.inv(b.premat)  # armature space -> object space
-        _mesh_co(obj.data, arm_space @ post[:3, :3].T + post[:3, 3])
+        _mesh_co(obj.data, b.to_object(b.skin(arm, obj.skn.method)))
         _last_pose[obj.name] = key
     finally:
         _busy[0] = False
