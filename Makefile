@@ -121,7 +121,8 @@ abi-baseline: $(LIB)
 	abidw --no-corpus-path --headers-dir abi $(LIB) > abi/libskn.abi
 	@echo "wrote abi/libskn.abi"
 
-PYTHON_SITE = $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_path('purelib', vars={'base': '$(PREFIX)'}))")
+# Debian's interpreters look in PREFIX/lib/pythonX.Y/dist-packages (/usr/local included).
+PYTHON_SITE ?= $(shell $(PYTHON) -c "import sys; print('$(PREFIX)/lib/python%d.%d/dist-packages' % sys.version_info[:2])")
 
 install: lib
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PYTHON_SITE)/skn
