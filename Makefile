@@ -25,9 +25,15 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 LIB_CFLAGS := -std=c99 $(CFLAGS) $(SAN) -fPIC -fvisibility=hidden $(WARN) -DSKN_BUILDING -D_POSIX_C_SOURCE=200809L
 LIB_LDFLAGS := $(SAN) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=abi/libskn.map -Wl,--no-undefined -pthread -lcjson -lm
 
-CORE_SRC := $(wildcard core/*.c core/gltf/*.c)
+CORE_SRC := $(wildcard core/*.c core/gltf/*.c core/kernels/*.c)
 CORE_OBJ := $(patsubst core/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
-CORE_HDR := abi/skn.h $(wildcard core/*.h core/math/*.h core/gltf/*.h)
+CORE_HDR := abi/skn.h $(wildcard core/*.h core/math/*.h core/gltf/*.h core/kernels/*.h)
+
+# Each kernel source is built once per instruction set; simd.c picks at run time.
+# (-Wno-psabi: the 64-byte vectors only pass between inlined static functions.)
+$(BUILD)/obj/kernels/%.o: KFLAGS := -Wno-psabi
+$(BUILD)/obj/kernels/%_avx2.o: ISA := -mavx2 -mfma
+$(BUILD)/obj/kernels/%_avx512.o: ISA := -mavx2 -mfma -mavx512f -mavx512vl -mavx512dq -mprefer-vector-width=512
 
 # Programs link against the built library with an rpath, so that they run
 # from the build tree without installing anything.
@@ -49,7 +55,7 @@ lib: $(LIB) $(BUILD)/libskn.so
 
 $(BUILD)/obj/%.o: core/%.c $(CORE_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -c $< -o $@
+	$(CC) $(LIB_CFLAGS) $(KFLAGS) $(ISA) -c $< -o $@
 
 $(LIB): $(CORE_OBJ) abi/libskn.map
 	$(CC) $(CORE_OBJ) $(LIB_LDFLAGS) -o $@

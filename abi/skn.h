@@ -345,6 +345,26 @@ typedef struct skn_skin_desc {
   skn_dqs_scale dqs_scale;    /* how DQS splits each M_i into rigid part and scale/shear */
 } skn_skin_desc;
 
+/* The instruction sets skn's kernels come in. All give the same results
+ * within float rounding (tested against the scalar reference). */
+typedef enum skn_simd {
+  SKN_SIMD_AUTO = 0,     /* the best this CPU has (the default) */
+  SKN_SIMD_SCALAR,       /* the plain scalar reference kernels */
+  SKN_SIMD_PORTABLE,     /* vectorised for the compiler's baseline (SSE2 on x86-64) */
+  SKN_SIMD_AVX2,         /* AVX2 with FMA */
+  SKN_SIMD_AVX512,       /* AVX-512 (F and VL) */
+  SKN_SIMD_FORCE_U32 = 0x7FFFFFFF
+} skn_simd;
+
+/* Chooses the kernels for the whole process (benchmarks, tests,
+ * reproducible runs). SKN_ERR_UNSUPPORTED when this CPU lacks the
+ * instruction set; nothing changes then. Not to be called while another
+ * thread is in skn_skin. */
+SKN_API skn_status skn_set_simd(skn_simd simd);
+
+/* The kernels in use: never SKN_SIMD_AUTO. */
+SKN_API skn_simd skn_get_simd(void);
+
 /* Deforms vertices [first_vertex, first_vertex + vertex_count) of a rig by a
  * pose made from it, writing vertex v's results at data + v*stride, so that
  * a host can split one mesh across its own threads. A vertex bound with no
@@ -498,6 +518,9 @@ struct skn_api {
   skn_status (*gltf_bind)(const skn_gltf *gltf, const skn_gltf_bind_desc *desc, skn_rig **out_rig);
   skn_status (*gltf_pose)(const skn_gltf *gltf, uint32_t primitive, uint32_t animation, float time,
                           skn_pose *pose);
+  /* kernels (section 4): */
+  skn_status (*set_simd)(skn_simd simd);
+  skn_simd (*get_simd)(void);
 };
 
 /* The function table for ABI major abi_major (pass SKN_VERSION_MAJOR), or

@@ -10,6 +10,8 @@ static const skn_api api_v1 = {
     /* glTF (section 5 of skn.h) */
     skn_gltf_open, skn_gltf_close, skn_gltf_info_get, skn_gltf_primitive_info_get, skn_gltf_animation_info_get,
     skn_gltf_find_animation, skn_gltf_triangles, skn_gltf_bind, skn_gltf_pose,
+    /* kernels */
+    skn_set_simd, skn_get_simd,
 };
 
 SKN_API const skn_api *skn_get_api(uint32_t abi_major) {

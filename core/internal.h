@@ -36,6 +36,12 @@ skn_status skn__fail(skn_status status, const char *fmt, ...)
 
 /* ---- the rig (rig.c) ---- */
 
+/* A run of vertices whose influences the kernels read k at a time (kernels.h). */
+typedef struct skn_block {
+  uint32_t first, count, k;
+  uint32_t offset;               /* into packed_joints / packed_weights */
+} skn_block;
+
 struct skn_rig {
   uint32_t joint_count;
   uint32_t vertex_count;
@@ -61,6 +67,11 @@ struct skn_rig {
   float *blend_weights;          /* SKN_METHOD_BLEND's b per vertex, or NULL */
   float *centers;                /* SKN_METHOD_COR's p* per vertex (3 each), or NULL */
   uint8_t *has_center;           /* 0 where no triangle is similar: COR falls back to LBS */
+  /* the kernels' layout (kernels/pack.c); blocks == NULL: the scalar kernels serve */
+  uint32_t block_count;
+  skn_block *blocks;
+  uint16_t *packed_joints;
+  float *packed_weights;
 };
 
 /* ---- the pose (pose.c, palette.c) ---- */
@@ -88,6 +99,7 @@ struct skn_pose {
   float (*world)[16];            /* W_i^A */
   uint8_t *pinned;               /* 1 where set_model gave W_i^A directly */
   skn_joint_xform *xforms;       /* the palette, per joint in bind's order */
+  float *simd_lbs;               /* (joint_count + 1) x 32 floats, 64-byte aligned (kernels.h) */
 };
 
 /* Recomputes world matrices and palette from locals (pose.c). */

@@ -6,6 +6,7 @@
  *     S_i with M_i = rigid_i S_i, for DQS and COR (Kavan et al. 2008 §4.1;
  *     the split as ABI.md's "DQS split" defines it). */
 #include "internal.h"
+#include "kernels/kernels.h"
 
 #include "math/dualquat.h"
 #include "math/mat3.h"
@@ -95,4 +96,23 @@ void skn__joint_xform(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const 
   for (int i = 0; i < 9; ++i) x->n[i] = (float)n[i];
   lbs_quaternion_form(x, a, world);
   for (int split = 0; split < 2; ++split) dq_form(&x->dq[split], a, m, rig, j, world, split);
+}
+
+/* The kernels' copy of joint j's LBS form: the 3x4 matrix and the normal
+ * matrix as four padded columns each (kernels.h); the virtual joint
+ * (j == joint_count) is the identity. */
+void skn__simd_palette(skn_pose *pose, uint32_t j) {
+  float *e = pose->simd_lbs + (size_t)j * SKN_SIMD_FLOATS;
+  memset(e, 0, SKN_SIMD_FLOATS * sizeof(float));
+  if (j == pose->rig->joint_count) {
+    e[0] = e[5] = e[10] = e[15] = e[16] = e[21] = e[26] = 1.0f;
+    return;
+  }
+  const skn_joint_xform *x = &pose->xforms[j];
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 3; ++r) {
+      e[c * 4 + r] = x->m[r * 4 + c];
+      if (c < 3) e[16 + c * 4 + r] = x->n[r * 3 + c];
+    }
+  e[15] = 1.0f;
 }

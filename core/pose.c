@@ -2,6 +2,7 @@
  * kinematics (W_i^A = W_parent^A * local_i) -> M_i = W_i^A (W_i^R)^-1 and the
  * forms palette.c derives from it. */
 #include "internal.h"
+#include "kernels/kernels.h"
 
 #include "math/mat4.h"
 
@@ -21,6 +22,7 @@ void skn__pose_update(skn_pose *pose) {
       skn_mat4_mul_affine(pose->world[j], pose->world[p], pose->local[j]);
     }
     skn__joint_xform(&pose->xforms[j], rig, j, pose->world[j]);
+    skn__simd_palette(pose, j);
   }
 }
 
@@ -34,12 +36,15 @@ SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
     pose->world = malloc(n * sizeof *pose->world);
     pose->pinned = calloc(n, 1);
     pose->xforms = malloc(n * sizeof *pose->xforms);
+    if (posix_memalign((void **)&pose->simd_lbs, 64, ((size_t)n + 1) * SKN_SIMD_FLOATS * sizeof(float)))
+      pose->simd_lbs = NULL;
   }
-  if (!pose || !pose->local || !pose->world || !pose->pinned || !pose->xforms) {
+  if (!pose || !pose->local || !pose->world || !pose->pinned || !pose->xforms || !pose->simd_lbs) {
     skn_pose_destroy(pose);
     return skn__fail(SKN_ERR_OUT_OF_MEMORY, "pose_create: out of memory for %u joints", n);
   }
   memcpy(pose->local, rig->rest_local, n * sizeof *pose->local);
+  skn__simd_palette(pose, n); /* the virtual joint: the identity, for good */
   skn__pose_update(pose);
   *out_pose = pose;
   return SKN_OK;
@@ -51,6 +56,7 @@ SKN_API void skn_pose_destroy(skn_pose *pose) {
   free(pose->world);
   free(pose->pinned);
   free(pose->xforms);
+  free(pose->simd_lbs);
   free(pose);
 }
 

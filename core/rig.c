@@ -2,6 +2,7 @@
  * kernels read: joints ordered parents-first, bind matrices in both
  * directions, vertices packed, influences pruned and normalized into CSR. */
 #include "bind.h"
+#include "kernels/kernels.h"
 
 #include "math/mat4.h"
 
@@ -179,6 +180,7 @@ SKN_API skn_status skn_bind(const skn_bind_desc *desc, skn_rig **out_rig) {
   if (s == SKN_OK) s = build_vertices(rig, &d);
   if (s == SKN_OK) s = build_influences(rig, &d);
   if (s == SKN_OK) s = build_method_data(rig, &d);
+  if (s == SKN_OK) s = skn__pack_influences(rig);
   if (s != SKN_OK) {
     skn_rig_destroy(rig);
     return s;
@@ -206,6 +208,9 @@ SKN_API void skn_rig_destroy(skn_rig *rig) {
   free(rig->blend_weights);
   free(rig->centers);
   free(rig->has_center);
+  free(rig->blocks);
+  free(rig->packed_joints);
+  free(rig->packed_weights);
   free(rig);
 }
 

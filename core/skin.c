@@ -1,6 +1,7 @@
 /* skin.c — skn_skin: validate the whole request, pick the method's kernel,
  * split the vertex range into blocks for the worker pool. */
 #include "internal.h"
+#include "kernels/kernels.h"
 
 #include <string.h>
 
@@ -31,8 +32,22 @@ static skn_status check_similar(const skn_rig *rig, const skn_pose *pose) {
   return SKN_OK;
 }
 
-/* The kernels, by skn_method. */
+/* The scalar reference kernels, by skn_method. */
 static const skn_kernel_fn kernels[] = {skn__lbs_matrix, skn__lbs_quaternion, skn__dqs, skn__blend, skn__cor};
+
+/* The kernel that runs: the chosen instruction set's where the rig has the
+ * kernels' layout, the scalar reference otherwise. */
+static skn_kernel_fn pick_kernel(const skn_rig *rig, skn_method m) {
+  const skn_kernel_set *k = skn__kernels();
+  if (!rig->blocks) return kernels[m];
+  switch (m) {
+  case SKN_METHOD_LBS_MATRIX: return k->lbs;
+  case SKN_METHOD_DQS: return k->dqs;
+  case SKN_METHOD_BLEND: return k->blend;
+  case SKN_METHOD_COR: return k->cor;
+  default: return kernels[m];
+  }
+}
 
 static skn_status check_method(const skn_rig *rig, const skn_pose *pose, const skn_skin_desc *d) {
   switch (d->method) {
@@ -96,7 +111,7 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
                    d.positions.stride ? d.positions.stride : 3 * sizeof(float),
                    d.normals.stride ? d.normals.stride : 3 * sizeof(float),
                    d.tangents.stride ? d.tangents.stride : 4 * sizeof(float), (int)d.dqs_scale},
-                  kernels[d.method],
+                  pick_kernel(rig, d.method),
                   d.first_vertex,
                   d.vertex_count ? d.first_vertex + d.vertex_count : rig->vertex_count};
   uint32_t blocks = (run.end - run.first + SKN_BLOCK_VERTICES - 1) / SKN_BLOCK_VERTICES;

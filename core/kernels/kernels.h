@@ -1,0 +1,40 @@
+/* kernels.h — the vectorised kernels. One source per method (lbs_simd.h,
+ * dqs_simd.h) is compiled once per instruction set — portable (the
+ * compiler's baseline), AVX2+FMA and AVX-512 — and simd.c picks one set at
+ * run time, so that one libskn.so.1 runs everywhere and fast where it can.
+ * Every kernel is tested against the scalar reference (lbs.c, dqs.c, cor.c).
+ *
+ * The data they read is laid out at bind (pack.c) and per pose (palette):
+ *   - vertices in blocks of SKN_PACK_BLOCK; a block's influences padded to
+ *     the block's widest vertex, k slots per vertex, joints as uint16 and
+ *     weights as float; padding and vertices without influences point at a
+ *     virtual joint (index joint_count) whose transform is the identity;
+ *   - per joint, 32 floats aligned to 64 bytes: LBS's 3x4 matrix as four
+ *     padded columns (c0 c1 c2 t) and the normal matrix likewise, so that
+ *     one 16-lane vector holds a whole matrix. */
+#ifndef SKN_KERNELS_H
+#define SKN_KERNELS_H
+
+#include "../internal.h"
+
+#define SKN_PACK_BLOCK 256u
+#define SKN_SIMD_FLOATS 32u /* per joint in pose->simd_lbs and pose->simd_dqs[split] */
+
+typedef struct skn_kernel_set {
+  const char *name;
+  skn_kernel_fn lbs, dqs, blend, cor;
+} skn_kernel_set;
+
+extern const skn_kernel_set skn__kernels_portable, skn__kernels_avx2, skn__kernels_avx512;
+
+/* The set skn_skin uses now (simd.c). */
+const skn_kernel_set *skn__kernels(void);
+
+/* pack.c: the blocked layout (rig->blocks ...), or nothing where it cannot
+ * serve (more than 65535 joints); returns SKN_ERR_OUT_OF_MEMORY only. */
+skn_status skn__pack_influences(skn_rig *rig);
+
+/* The SIMD palette entries of joint j (j == joint_count: the identity). */
+void skn__simd_palette(skn_pose *pose, uint32_t j);
+
+#endif

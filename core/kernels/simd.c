@@ -1,0 +1,59 @@
+/* simd.c — which kernels run: the best instruction set this CPU has
+ * (__builtin_cpu_supports), unless skn_set_simd says otherwise. */
+#include "kernels.h"
+
+void skn__lbs_portable(const skn_skin_job *job, uint32_t first, uint32_t end);
+void skn__lbs_avx2(const skn_skin_job *job, uint32_t first, uint32_t end);
+void skn__lbs_avx512(const skn_skin_job *job, uint32_t first, uint32_t end);
+
+const skn_kernel_set skn__kernels_portable = {"portable", skn__lbs_portable, skn__dqs, skn__blend, skn__cor};
+const skn_kernel_set skn__kernels_avx2 = {"avx2", skn__lbs_avx2, skn__dqs, skn__blend, skn__cor};
+const skn_kernel_set skn__kernels_avx512 = {"avx512", skn__lbs_avx512, skn__dqs, skn__blend, skn__cor};
+static const skn_kernel_set kernels_scalar = {"scalar", skn__lbs_matrix, skn__dqs, skn__blend, skn__cor};
+
+static int cpu_has(skn_simd s) {
+  __builtin_cpu_init();
+  switch (s) {
+  case SKN_SIMD_SCALAR:
+  case SKN_SIMD_PORTABLE: return 1;
+  case SKN_SIMD_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  case SKN_SIMD_AVX512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+  default: return 0;
+  }
+}
+
+static skn_simd best(void) {
+  return cpu_has(SKN_SIMD_AVX512) ? SKN_SIMD_AVX512 : cpu_has(SKN_SIMD_AVX2) ? SKN_SIMD_AVX2 : SKN_SIMD_PORTABLE;
+}
+
+static int chosen = -1; /* atomic: -1 until the first use */
+
+static skn_simd current(void) {
+  int c = __atomic_load_n(&chosen, __ATOMIC_ACQUIRE);
+  if (c < 0) {
+    c = (int)best();
+    __atomic_store_n(&chosen, c, __ATOMIC_RELEASE);
+  }
+  return (skn_simd)c;
+}
+
+const skn_kernel_set *skn__kernels(void) {
+  switch (current()) {
+  case SKN_SIMD_AVX512: return &skn__kernels_avx512;
+  case SKN_SIMD_AVX2: return &skn__kernels_avx2;
+  case SKN_SIMD_PORTABLE: return &skn__kernels_portable;
+  default: return &kernels_scalar;
+  }
+}
+
+SKN_API skn_status skn_set_simd(skn_simd simd) {
+  if (simd == SKN_SIMD_AUTO) simd = best();
+  if ((unsigned)simd > SKN_SIMD_AVX512)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "set_simd: %u is not a skn_simd", (unsigned)simd);
+  if (!cpu_has(simd))
+    return skn__fail(SKN_ERR_UNSUPPORTED, "set_simd: this CPU has no %s", simd == SKN_SIMD_AVX512 ? "AVX-512" : "AVX2 with FMA");
+  __atomic_store_n(&chosen, (int)simd, __ATOMIC_RELEASE);
+  return SKN_OK;
+}
+
+SKN_API skn_simd skn_get_simd(void) { return current(); }
