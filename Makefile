@@ -4,6 +4,7 @@
 # make check      install missing Debian packages, build, run every test
 # make demo       build, skin a procedural arm and a glTF model, write pictures
 # make install    PREFIX=/usr/local: header, library, pkg-config file, Python package
+# make bench      the benchmark: bandwidth probe, every kernel vs the scalar reference
 # make blender-addon   build/skn_blender.zip for Blender's Preferences > Add-ons > Install
 
 PYTHON ?= /usr/bin/python3
@@ -49,7 +50,7 @@ DEMO := $(BUILD)/bin/skn-demo
 CLI := $(BUILD)/bin/skn
 CLI_SRC := $(wildcard plugins/cli/*.c)
 
-.PHONY: all lib python blender-addon bench-blender check test demo install uninstall deps abi-baseline clean help
+.PHONY: all lib python blender-addon bench bench-blender check test demo install uninstall deps abi-baseline clean help
 all: lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON)
 lib: $(LIB) $(BUILD)/libskn.so
 
@@ -71,7 +72,7 @@ $(DEMO): scripts/demo.c scripts/arm.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/bi
 
 # The skn command: a host of its own, built on abi/skn.h alone.
 $(CLI): $(CLI_SRC) plugins/cli/cli.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/bin
-	$(CC) $(PROG_CFLAGS) $(CLI_SRC) $(PROG_LDFLAGS) -lpng -o $@
+	$(CC) $(PROG_CFLAGS) $(CLI_SRC) $(PROG_LDFLAGS) -lpng -pthread -o $@
 
 $(BUILD)/bin/arm_gltf: scripts/arm_gltf.c scripts/arm.h | $(BUILD)/bin
 	$(CC) $(PROG_CFLAGS) $< -lm -o $@
@@ -95,6 +96,10 @@ ADDON := $(BUILD)/skn_blender.zip
 blender-addon: $(ADDON)
 $(ADDON): $(wildcard plugins/blender/skn_blender/*.py) $(PY_SRC) $(LIB) plugins/blender/package
 	@PYTHON=$(PYTHON) plugins/blender/package $(BUILD) $@
+
+# The full benchmark: prints the table, writes build/bench.json (not a test).
+bench: deps all
+	@$(CLI) bench --full -o $(BUILD)/bench.json
 
 # Blender's Armature modifier against the add-on, same Blender run (not a test).
 bench-blender: deps $(ADDON)

@@ -100,6 +100,8 @@ struct skn_pose {
   uint8_t *pinned;               /* 1 where set_model gave W_i^A directly */
   skn_joint_xform *xforms;       /* the palette, per joint in bind's order */
   float *simd_lbs;               /* (joint_count + 1) x 32 floats, 64-byte aligned (kernels.h) */
+  float *simd_dqs[2];            /* the same per skn_dqs_scale: dual quaternion and S columns */
+  uint32_t dq_scaled[2];         /* 1 where some joint has S_i != I under that split */
 };
 
 /* Recomputes world matrices and palette from locals (pose.c). */

@@ -98,21 +98,33 @@ void skn__joint_xform(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const 
   for (int split = 0; split < 2; ++split) dq_form(&x->dq[split], a, m, rig, j, world, split);
 }
 
-/* The kernels' copy of joint j's LBS form: the 3x4 matrix and the normal
- * matrix as four padded columns each (kernels.h); the virtual joint
- * (j == joint_count) is the identity. */
+/* The kernels' copy of joint j (kernels.h): LBS's 3x4 matrix and normal
+ * matrix as four padded columns each; per split, the dual quaternion and
+ * S_i's columns. The virtual joint (j == joint_count) is the identity. */
 void skn__simd_palette(skn_pose *pose, uint32_t j) {
   float *e = pose->simd_lbs + (size_t)j * SKN_SIMD_FLOATS;
+  int virtual_joint = j == pose->rig->joint_count;
+  const skn_joint_xform *x = virtual_joint ? NULL : &pose->xforms[j];
   memset(e, 0, SKN_SIMD_FLOATS * sizeof(float));
-  if (j == pose->rig->joint_count) {
-    e[0] = e[5] = e[10] = e[15] = e[16] = e[21] = e[26] = 1.0f;
-    return;
-  }
-  const skn_joint_xform *x = &pose->xforms[j];
   for (int c = 0; c < 4; ++c)
     for (int r = 0; r < 3; ++r) {
-      e[c * 4 + r] = x->m[r * 4 + c];
-      if (c < 3) e[16 + c * 4 + r] = x->n[r * 3 + c];
+      e[c * 4 + r] = x ? x->m[r * 4 + c] : (float)(r == c);
+      if (c < 3) e[16 + c * 4 + r] = x ? x->n[r * 3 + c] : (float)(r == c);
     }
   e[15] = 1.0f;
+  for (int split = 0; split < 2; ++split) {
+    float *d = pose->simd_dqs[split] + (size_t)j * SKN_SIMD_FLOATS;
+    memset(d, 0, SKN_SIMD_FLOATS * sizeof(float));
+    if (!x) {
+      d[3] = 1.0f;
+      d[8] = d[13] = d[18] = d[23] = 1.0f;
+      continue;
+    }
+    memcpy(d, x->dq[split].real, 4 * sizeof(float));
+    memcpy(d + 4, x->dq[split].dual, 4 * sizeof(float));
+    for (int c = 0; c < 4; ++c)
+      for (int r = 0; r < 3; ++r) d[8 + c * 4 + r] = x->dq[split].s[r * 4 + c];
+    d[8 + 15] = 1.0f;
+    pose->dq_scaled[split] |= x->dq[split].scaled;
+  }
 }

@@ -11,6 +11,7 @@
 
 void skn__pose_update(skn_pose *pose) {
   const skn_rig *rig = pose->rig;
+  pose->dq_scaled[0] = pose->dq_scaled[1] = 0;
   for (uint32_t k = 0; k < rig->joint_count; ++k) {
     uint32_t j = rig->order[k];
     int32_t p = rig->parents[j];
@@ -36,10 +37,13 @@ SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
     pose->world = malloc(n * sizeof *pose->world);
     pose->pinned = calloc(n, 1);
     pose->xforms = malloc(n * sizeof *pose->xforms);
-    if (posix_memalign((void **)&pose->simd_lbs, 64, ((size_t)n + 1) * SKN_SIMD_FLOATS * sizeof(float)))
-      pose->simd_lbs = NULL;
+    size_t simd_bytes = ((size_t)n + 1) * SKN_SIMD_FLOATS * sizeof(float);
+    float **simd[3] = {&pose->simd_lbs, &pose->simd_dqs[0], &pose->simd_dqs[1]};
+    for (int k = 0; k < 3; ++k)
+      if (posix_memalign((void **)simd[k], 64, simd_bytes)) *simd[k] = NULL;
   }
-  if (!pose || !pose->local || !pose->world || !pose->pinned || !pose->xforms || !pose->simd_lbs) {
+  if (!pose || !pose->local || !pose->world || !pose->pinned || !pose->xforms || !pose->simd_lbs ||
+      !pose->simd_dqs[0] || !pose->simd_dqs[1]) {
     skn_pose_destroy(pose);
     return skn__fail(SKN_ERR_OUT_OF_MEMORY, "pose_create: out of memory for %u joints", n);
   }
@@ -57,6 +61,8 @@ SKN_API void skn_pose_destroy(skn_pose *pose) {
   free(pose->pinned);
   free(pose->xforms);
   free(pose->simd_lbs);
+  free(pose->simd_dqs[0]);
+  free(pose->simd_dqs[1]);
   free(pose);
 }
 

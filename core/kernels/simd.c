@@ -2,13 +2,15 @@
  * (__builtin_cpu_supports), unless skn_set_simd says otherwise. */
 #include "kernels.h"
 
-void skn__lbs_portable(const skn_skin_job *job, uint32_t first, uint32_t end);
-void skn__lbs_avx2(const skn_skin_job *job, uint32_t first, uint32_t end);
-void skn__lbs_avx512(const skn_skin_job *job, uint32_t first, uint32_t end);
-
-const skn_kernel_set skn__kernels_portable = {"portable", skn__lbs_portable, skn__dqs, skn__blend, skn__cor};
-const skn_kernel_set skn__kernels_avx2 = {"avx2", skn__lbs_avx2, skn__dqs, skn__blend, skn__cor};
-const skn_kernel_set skn__kernels_avx512 = {"avx512", skn__lbs_avx512, skn__dqs, skn__blend, skn__cor};
+#define SKN_DECLARE_SET(isa)                                                                     \
+  void skn__lbs_##isa(const skn_skin_job *job, uint32_t first, uint32_t end);                     \
+  void skn__dqs_##isa(const skn_skin_job *job, uint32_t first, uint32_t end);                     \
+  void skn__blend_##isa(const skn_skin_job *job, uint32_t first, uint32_t end);                   \
+  void skn__cor_##isa(const skn_skin_job *job, uint32_t first, uint32_t end);                     \
+  const skn_kernel_set skn__kernels_##isa = {#isa, skn__lbs_##isa, skn__dqs_##isa, skn__blend_##isa, skn__cor_##isa};
+SKN_DECLARE_SET(portable)
+SKN_DECLARE_SET(avx2)
+SKN_DECLARE_SET(avx512)
 static const skn_kernel_set kernels_scalar = {"scalar", skn__lbs_matrix, skn__dqs, skn__blend, skn__cor};
 
 static int cpu_has(skn_simd s) {

@@ -53,6 +53,7 @@ int fail_input(const char *what);
 int cmd_info(int argc, char **argv);
 int cmd_skin(int argc, char **argv);
 int cmd_render(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* render.c's pieces */
 int write_png(const char *path, const unsigned char *rgb, int width, int height);

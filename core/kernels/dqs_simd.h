@@ -1,0 +1,244 @@
+/* dqs_simd.h — dual quaternion skinning, its blend with LBS, and optimized
+ * centers of rotation, vectorised per vertex (the scalar references and
+ * their formulas are in dqs.c and cor.c). Per joint the kernels read 32
+ * floats (pose->simd_dqs[split]): the unit dual quaternion of the rigid part
+ * (8 lanes: real xyzw, dual xyzw) and the bind-space scale/shear S_i as four
+ * padded columns. The blended dual quaternion becomes a 3x4 matrix, so that
+ * positions, normals and tangents go through the same one-instruction
+ * transform as LBS's. Included by the per-instruction-set files after
+ * lbs_simd.h. */
+
+SKN_INLINE float dot4(v4 a, v4 b) {
+  v4 p = a * b;
+  return p[0] + p[1] + p[2] + p[3];
+}
+
+SKN_INLINE mat mat_scale(mat m, float s) {
+#if defined(__AVX512F__)
+  m.a *= s;
+#elif defined(__AVX__)
+  m.a *= s, m.b *= s;
+#else
+  m.a *= s, m.b *= s, m.c *= s, m.d *= s;
+#endif
+  return m;
+}
+
+SKN_INLINE mat mat_from(const float f[16]) {
+  mat m;
+  memcpy(&m, f, sizeof m);
+  return m;
+}
+
+/* The rigid motion of a blended dual quaternion (q0, qe) as a matrix: both
+ * parts divided by |q0| first, as the scalar reference does (Kavan et al.
+ * 2008, §3, DLB), then R(q0) and t = 2 (w qe.xyz - qe.w q0.xyz + q0.xyz x qe.xyz). */
+SKN_INLINE mat dq_matrix(v8 b) {
+  v4 r = __builtin_shufflevector(b, b, 0, 1, 2, 3);
+  b *= 1.0f / sqrtf(dot4(r, r));
+  float x = b[0], y = b[1], z = b[2], w = b[3], ex = b[4], ey = b[5], ez = b[6], ew = b[7];
+  float f[16] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),     0,
+                 2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),     0,
+                 2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y), 0,
+                 2 * (w * ex - ew * x + y * ez - z * ey), 2 * (w * ey - ew * y + z * ex - x * ez),
+                 2 * (w * ez - ew * z + x * ey - y * ex), 1};
+  return mat_from(f);
+}
+
+/* The cofactor matrix of S's 3x3 with det's sign, as columns (normals: S^-T up to a positive factor). */
+SKN_INLINE mat normal_of(mat s) {
+  v4 a = mat_column(s, 0), b = mat_column(s, 1), c = mat_column(s, 2);
+  float sign = mat_det3(s) < 0.0f ? -1.0f : 1.0f;
+  float f[16] = {sign * (b[1] * c[2] - b[2] * c[1]), sign * (b[2] * c[0] - b[0] * c[2]), sign * (b[0] * c[1] - b[1] * c[0]), 0,
+                 sign * (c[1] * a[2] - c[2] * a[1]), sign * (c[2] * a[0] - c[0] * a[2]), sign * (c[0] * a[1] - c[1] * a[0]), 0,
+                 sign * (a[1] * b[2] - a[2] * b[1]), sign * (a[2] * b[0] - a[0] * b[2]), sign * (a[0] * b[1] - a[1] * b[0]), 0,
+                 0, 0, 0, 0};
+  return mat_from(f);
+}
+
+/* Blends k dual quaternions with Blender's antipodality rule (a quaternion
+ * whose real part points away from the running sum is negated), and the S_i
+ * where any joint of the pose is scaled. Returns sum w_i. */
+SKN_INLINE float dq_blend(const float *pal, const uint16_t *J, const float *W, const int k, const int scaled, v8 *out,
+                          mat *s) {
+  v8 acc = {0};
+  float wsum = 0;
+  *s = mat_zero();
+  for (int i = 0; i < k; ++i) {
+    const float *e = pal + (size_t)J[i] * SKN_SIMD_FLOATS;
+    v8 q = ld8(e);
+    v4 sum = __builtin_shufflevector(acc, acc, 0, 1, 2, 3), real = __builtin_shufflevector(q, q, 0, 1, 2, 3);
+    acc += (dot4(sum, real) < 0.0f ? -W[i] : W[i]) * q;
+    if (scaled) *s = mat_fma(*s, W[i], e + 8);
+    wsum += W[i];
+  }
+  *out = acc;
+  return wsum;
+}
+
+typedef struct vertex_out { v4 p, n, t; } vertex_out;
+
+/* DQS of one vertex: v = c (S v0), n = R(c) S^-T n0, t = R(c) S t0. */
+SKN_INLINE void dqs_vertex(const skn_skin_job *job, uint32_t v, const uint16_t *J, const float *W, const int k,
+                           const int normals, const int tangents, const int scaled, vertex_out *o) {
+  const skn_rig *rig = job->rig;
+  v8 b;
+  mat s, m;
+  float wsum = dq_blend(job->pose->simd_dqs[job->split], J, W, k, scaled, &b, &s);
+  m = dq_matrix(b);
+  if (scaled) s = mat_scale(s, 1.0f / wsum);
+  const float *p = rig->positions + (size_t)v * 3;
+  v4 x = scaled ? mat_apply(s, p[0], p[1], p[2], 1.0f) : (v4){p[0], p[1], p[2], 1.0f};
+  o->p = mat_apply(m, x[0], x[1], x[2], 1.0f);
+  if (normals) {
+    const float *q = rig->normals + (size_t)v * 3;
+    v4 y = scaled ? mat_apply(normal_of(s), q[0], q[1], q[2], 0.0f) : (v4){q[0], q[1], q[2], 0.0f};
+    o->n = unit3(mat_apply(m, y[0], y[1], y[2], 0.0f));
+  }
+  if (tangents) {
+    const float *t = rig->tangents + (size_t)v * 4;
+    v4 y = scaled ? mat_apply(s, t[0], t[1], t[2], 0.0f) : (v4){t[0], t[1], t[2], 0.0f};
+    o->t = unit3(mat_apply(m, y[0], y[1], y[2], 0.0f));
+    o->t[3] = scaled && mat_det3(s) < 0.0f ? -t[3] : t[3];
+  }
+}
+
+/* LBS of one vertex into o (lbs_vertex writes to memory; BLEND and COR mix first). */
+SKN_INLINE void lbs_vertex_out(const skn_skin_job *job, uint32_t v, const uint16_t *J, const float *W, const int k,
+                               const int normals, const int tangents, vertex_out *o) {
+  const skn_rig *rig = job->rig;
+  const float *pal = job->pose->simd_lbs;
+  mat a = mat_zero(), n = mat_zero();
+  for (int i = 0; i < k; ++i) {
+    const float *e = pal + (size_t)J[i] * SKN_SIMD_FLOATS;
+    a = mat_fma(a, W[i], e);
+    if (normals) n = mat_fma(n, W[i], e + 16);
+  }
+  const float *p = rig->positions + (size_t)v * 3;
+  o->p = mat_apply(a, p[0], p[1], p[2], 1.0f);
+  if (normals) {
+    const float *q = rig->normals + (size_t)v * 3;
+    o->n = unit3(mat_apply(n, q[0], q[1], q[2], 0.0f));
+  }
+  if (tangents) {
+    const float *t = rig->tangents + (size_t)v * 4;
+    o->t = unit3(mat_apply(a, t[0], t[1], t[2], 0.0f));
+    o->t[3] = mat_det3(a) < 0.0f ? -t[3] : t[3];
+  }
+}
+
+/* COR of one vertex (cor.c): R from the blended quaternion, S as in DQS,
+ * v = R S (v0 - p*) + (sum w_i M_i p*) / sum w_i. */
+SKN_INLINE void cor_vertex(const skn_skin_job *job, uint32_t v, const uint16_t *J, const float *W, const int k,
+                           const int normals, const int tangents, const int scaled, vertex_out *o) {
+  const skn_rig *rig = job->rig;
+  const float *lbs = job->pose->simd_lbs, *c = rig->centers + (size_t)v * 3;
+  v8 b;
+  mat s, a = mat_zero();
+  float wsum = dq_blend(job->pose->simd_dqs[job->split], J, W, k, scaled, &b, &s);
+  for (int i = 0; i < k; ++i) a = mat_fma(a, W[i], lbs + (size_t)J[i] * SKN_SIMD_FLOATS);
+  b[4] = b[5] = b[6] = b[7] = 0.0f; /* the rotation alone */
+  mat r = dq_matrix(b);
+  if (scaled) s = mat_scale(s, 1.0f / wsum);
+  const float *p = rig->positions + (size_t)v * 3;
+  float d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+  v4 x = scaled ? mat_apply(s, d[0], d[1], d[2], 0.0f) : (v4){d[0], d[1], d[2], 0.0f};
+  o->p = mat_apply(r, x[0], x[1], x[2], 0.0f) + mat_apply(a, c[0], c[1], c[2], 1.0f) * (1.0f / wsum);
+  if (normals) {
+    const float *q = rig->normals + (size_t)v * 3;
+    v4 y = scaled ? mat_apply(normal_of(s), q[0], q[1], q[2], 0.0f) : (v4){q[0], q[1], q[2], 0.0f};
+    o->n = unit3(mat_apply(r, y[0], y[1], y[2], 0.0f));
+  }
+  if (tangents) {
+    const float *t = rig->tangents + (size_t)v * 4;
+    v4 y = scaled ? mat_apply(s, t[0], t[1], t[2], 0.0f) : (v4){t[0], t[1], t[2], 0.0f};
+    o->t = unit3(mat_apply(r, y[0], y[1], y[2], 0.0f));
+    o->t[3] = scaled && mat_det3(s) < 0.0f ? -t[3] : t[3];
+  }
+}
+
+SKN_INLINE void store_out(const skn_skin_job *job, uint32_t v, const vertex_out *o, const int normals, const int tangents,
+                          int wide) {
+  put3(job->positions + (size_t)v * job->position_stride, o->p, wide);
+  if (normals) put3(job->normals + (size_t)v * job->normal_stride, o->n, wide && job->normal_stride == 12);
+  if (tangents) memcpy(job->tangents + (size_t)v * job->tangent_stride, &o->t, 16);
+}
+
+enum { KIND_DQS, KIND_BLEND, KIND_COR };
+
+/* One vertex of DQS, BLEND or COR; a vertex without influences reads the
+ * virtual identity joint, so every method returns its rest attributes. */
+SKN_INLINE void dq_family_vertex(const skn_skin_job *job, uint32_t v, const uint16_t *J, const float *W, const int k,
+                                 const int kind, const int normals, const int tangents, const int scaled, int wide) {
+  vertex_out o, d;
+  if (kind == KIND_DQS) {
+    dqs_vertex(job, v, J, W, k, normals, tangents, scaled, &o);
+  } else if (kind == KIND_COR) {
+    if (job->rig->has_center[v]) cor_vertex(job, v, J, W, k, normals, tangents, scaled, &o);
+    else lbs_vertex_out(job, v, J, W, k, normals, tangents, &o);
+  } else {
+    float bw = job->rig->blend_weights[v];
+    lbs_vertex_out(job, v, J, W, k, normals, tangents, &o);
+    if (bw != 0.0f) {
+      dqs_vertex(job, v, J, W, k, normals, tangents, scaled, &d);
+      o.p += bw * (d.p - o.p);
+      if (normals) o.n = unit3(o.n + bw * (d.n - o.n));
+      if (tangents) {
+        float w = bw >= 0.5f ? d.t[3] : o.t[3];
+        o.t = unit3(o.t + bw * (d.t - o.t));
+        o.t[3] = w;
+      }
+    }
+  }
+  store_out(job, v, &o, normals, tangents, wide);
+}
+
+SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, uint32_t end,
+                              const int k, const int kind, const int normals, const int tangents, const int scaled) {
+  const skn_rig *rig = job->rig;
+  const int width = k ? k : (int)b->k, packed = job->position_stride == 12;
+  for (uint32_t v = lo; v < hi; ++v) {
+    size_t at = b->offset + (size_t)(v - b->first) * width;
+    dq_family_vertex(job, v, rig->packed_joints + at, rig->packed_weights + at, width, kind, normals, tangents, scaled,
+                     packed && v + 1 < end);
+  }
+}
+
+#define SKN_DQ_WIDTHS(KIND, N, T, S)                                                          \
+  switch (b->k) {                                                                             \
+  case 1: dq_family_run(job, b, lo, hi, end, 1, KIND, N, T, S); break;                        \
+  case 2: dq_family_run(job, b, lo, hi, end, 2, KIND, N, T, S); break;                        \
+  case 4: dq_family_run(job, b, lo, hi, end, 4, KIND, N, T, S); break;                        \
+  case 8: dq_family_run(job, b, lo, hi, end, 8, KIND, N, T, S); break;                        \
+  default: dq_family_run(job, b, lo, hi, end, 0, KIND, N, T, S); break;                       \
+  }
+
+#define SKN_DQ_ATTRS(KIND, S)                                                                 \
+  if (job->tangents) {                                                                        \
+    if (job->normals) SKN_DQ_WIDTHS(KIND, 1, 1, S) else SKN_DQ_WIDTHS(KIND, 0, 1, S)          \
+  } else if (job->normals) {                                                                  \
+    SKN_DQ_WIDTHS(KIND, 1, 0, S)                                                              \
+  } else {                                                                                    \
+    SKN_DQ_WIDTHS(KIND, 0, 0, S)                                                              \
+  }
+
+/* The scaled path (S blended and applied) only where the pose has a scaled joint. */
+#define SKN_DQ_KERNEL(NAME, KIND)                                                             \
+  void NAME(const skn_skin_job *job, uint32_t first, uint32_t end) {                          \
+    const skn_rig *rig = job->rig;                                                            \
+    const int scaled = job->pose->dq_scaled[job->split];                                      \
+    for (uint32_t v = first; v < end;) {                                                      \
+      const skn_block *b = &rig->blocks[v / SKN_PACK_BLOCK];                                  \
+      uint32_t lo = v, hi = SKN_MIN(end, b->first + b->count);                                \
+      if (scaled) {                                                                           \
+        SKN_DQ_ATTRS(KIND, 1)                                                                 \
+      } else {                                                                                \
+        SKN_DQ_ATTRS(KIND, 0)                                                                 \
+      }                                                                                       \
+      v = hi;                                                                                 \
+    }                                                                                         \
+  }
+
+SKN_DQ_KERNEL(SKN_DQS_KERNEL, KIND_DQS)
+SKN_DQ_KERNEL(SKN_BLEND_KERNEL, KIND_BLEND)
+SKN_DQ_KERNEL(SKN_COR_KERNEL, KIND_COR)

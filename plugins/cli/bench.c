@@ -1,0 +1,259 @@
+/* bench.c — `skn bench`: how fast skn skins on this machine, against two
+ * baselines measured in the same run:
+ *   - a memory-bandwidth probe (copy and triad, 1 and 2 threads): skinning
+ *     streams, so bytes moved / probe bandwidth says how close a kernel gets
+ *     to the physical ceiling;
+ *   - the scalar reference kernels (skn_set_simd(SKN_SIMD_SCALAR)), the same
+ *     code the tests use as their oracle.
+ * Every timing is the median of several runs. `--full` sweeps methods x
+ * attributes x influences x vertices x threads (what `make bench` runs);
+ * the default is the headline subset. `-o FILE` writes the table as JSON. */
+#include "cli.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof *t, cmp_double);
+  return t[n / 2];
+}
+
+/* ---- the bandwidth probe ---- */
+
+typedef struct probe_job { float *a, *b, *c; size_t n; int triad; } probe_job;
+
+static void *probe_run(void *arg) {
+  probe_job *j = arg;
+  if (j->triad)
+    for (size_t i = 0; i < j->n; ++i) j->a[i] = j->b[i] + 3.0f * j->c[i];
+  else
+    memcpy(j->a, j->b, j->n * sizeof(float));
+  return NULL;
+}
+
+/* GB/s of a copy (2 streams) or triad (3 streams) over `threads` threads. */
+static double probe(float *a, float *b, float *c, size_t n, int threads, int triad) {
+  double t[5];
+  for (int r = 0; r < 5; ++r) {
+    pthread_t th[2];
+    probe_job jobs[2];
+    double t0 = now();
+    for (int k = 0; k < threads; ++k) {
+      size_t lo = n * k / threads, hi = n * (k + 1) / threads;
+      jobs[k] = (probe_job){a + lo, b + lo, c + lo, hi - lo, triad};
+      pthread_create(&th[k], NULL, probe_run, &jobs[k]);
+    }
+    for (int k = 0; k < threads; ++k) pthread_join(th[k], NULL);
+    t[r] = now() - t0;
+  }
+  return (triad ? 3.0 : 2.0) * n * sizeof(float) / median(t, 5) / 1e9;
+}
+
+/* ---- a synthetic rig: a 64-joint chain, vertices along it ---- */
+
+typedef struct bench_rig { skn_rig *rig; skn_pose *pose; uint32_t n; int k; double bytes_influences; } bench_rig;
+
+#define JOINTS 64u
+
+/* k influences per vertex (k = 0: 1 to 8, varying), nearest joints first. */
+static int make_rig(bench_rig *b, uint32_t n, int k) {
+  uint32_t width = k ? (uint32_t)k : 8, tris = n / 16;
+  float *pos = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12), *tan = malloc((size_t)n * 16);
+  float *w = malloc((size_t)n * width * 4), *blend = malloc((size_t)n * 4), bind[JOINTS * 16] = {0};
+  uint32_t *jj = malloc((size_t)n * width * 4), *tri = malloc((size_t)(tris + 1) * 12);
+  int32_t parents[JOINTS];
+  if (!pos || !nrm || !tan || !w || !blend || !jj || !tri) return 0;
+  for (uint32_t j = 0; j < JOINTS; ++j) {
+    parents[j] = j ? (int32_t)j - 1 : -1;
+    bind[j * 16] = bind[j * 16 + 5] = bind[j * 16 + 10] = bind[j * 16 + 15] = 1;
+    bind[j * 16 + 12] = (float)j;
+  }
+  uint64_t s = 88172645463325252ull;
+  double slots = 0;
+  for (uint32_t v = 0; v < n; ++v) {
+    float x = (float)v / n * JOINTS, a = (float)v * 2.399963f; /* vertices along the chain, golden-angle turns */
+    float p[3] = {x, 0.3f * cosf(a), 0.3f * sinf(a)}, q[3] = {0, cosf(a), sinf(a)}, t[4] = {1, 0, 0, v % 2 ? 1.0f : -1.0f};
+    memcpy(pos + v * 3, p, 12);
+    memcpy(nrm + v * 3, q, 12);
+    memcpy(tan + v * 4, t, 16);
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    uint32_t have = k ? (uint32_t)k : 1 + (uint32_t)(s % 8);
+    for (uint32_t i = 0; i < width; ++i) {
+      jj[(size_t)v * width + i] = ((uint32_t)x + i) % JOINTS;
+      w[(size_t)v * width + i] = i < have ? (float)(width - i) : 0.0f;
+    }
+    slots += have;
+    blend[v] = 0.5f;
+  }
+  for (uint32_t t = 0; t < tris; ++t) {
+    uint32_t v = t * 16, tr[3] = {v, v + 1 < n ? v + 1 : v, v + 2 < n ? v + 2 : v};
+    memcpy(tri + t * 3, tr, 12);
+  }
+  skn_bind_desc d = {sizeof d};
+  d.joint_count = JOINTS;
+  d.parents = parents;
+  d.bind_matrices = bind;
+  d.vertex_count = n;
+  d.positions.data = pos;
+  d.normals.data = nrm;
+  d.tangents.data = tan;
+  d.influences_per_vertex = width;
+  d.influence_joints = jj;
+  d.influence_weights = w;
+  d.blend_weights = blend;
+  d.triangles = tri; /* one triangle per 16 vertices: enough centers, a bind that stays quick */
+  d.triangle_count = tris;
+  int ok = skn_bind(&d, &b->rig) == SKN_OK && skn_pose_create(b->rig, &b->pose) == SKN_OK;
+  skn_transform local[JOINTS];
+  for (uint32_t j = 0; ok && j < JOINTS; ++j) { /* a bend, a twist and a little uniform scale per joint */
+    float h = 0.05f + 0.01f * (j % 5);
+    skn_transform x = {{j ? 1.0f : 0.0f, 0, 0}, {h, 0.5f * h, 0.3f * h, 1.0f}, {1.01f, 1.01f, 1.01f}};
+    local[j] = x;
+  }
+  ok = ok && skn_pose_set_local(b->pose, 0, JOINTS, local) == SKN_OK;
+  b->n = n;
+  b->k = k;
+  b->bytes_influences = slots / n * 6.0; /* uint16 joint + float weight per slot, before padding */
+  free(pos), free(nrm), free(tan), free(w), free(blend), free(jj), free(tri);
+  return ok;
+}
+
+/* Bytes a vertex moves: rest attributes and influences in, results out (the
+ * palette stays in cache); methods read what else they need per vertex. */
+static double bytes_per_vertex(const bench_rig *b, skn_method m, int attrs) {
+  double io = 24.0 + (attrs > 0 ? 24.0 : 0.0) + (attrs > 1 ? 32.0 : 0.0), extra = 0;
+  if (m == SKN_METHOD_BLEND) extra = 4;
+  if (m == SKN_METHOD_COR) extra = 13;
+  if (m == SKN_METHOD_LBS_QUATERNION) extra = b->bytes_influences / 6 * 14 + 4; /* CSR + per-influence offsets */
+  return io + b->bytes_influences + extra;
+}
+
+/* Median seconds of one skn_skin call. */
+static double time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t threads, float *p, float *n, float *t,
+                        int repeats) {
+  skn_skin_desc s = {sizeof s};
+  s.method = m;
+  s.positions.data = p;
+  s.normals.data = attrs > 0 ? n : NULL;
+  s.tangents.data = attrs > 1 ? t : NULL;
+  s.threads = threads;
+  double ts[16];
+  skn_skin(b->rig, b->pose, &s); /* warm */
+  for (int r = 0; r < repeats; ++r) {
+    double t0 = now();
+    skn_skin(b->rig, b->pose, &s);
+    ts[r] = now() - t0;
+  }
+  return median(ts, repeats);
+}
+
+static const char *METHOD_NAMES[] = {"lbs", "lbs-quat", "dqs", "blend", "cor"};
+static const char *ATTR_NAMES[] = {"P", "PN", "PNT"};
+static const char *SIMD_NAMES[] = {"auto", "scalar", "portable", "avx2", "avx512"};
+
+static void machine(char *cpu, size_t n) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[256];
+  snprintf(cpu, n, "unknown CPU");
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+      snprintf(cpu, n, "%s", strchr(line, ':') + 2);
+      cpu[strcspn(cpu, "\n")] = 0;
+      break;
+    }
+  if (f) fclose(f);
+}
+
+int cmd_bench(int argc, char **argv) {
+  int full = 0;
+  const char *json_path = NULL;
+  for (int i = 2; i < argc; ++i) {
+    if (!strcmp(argv[i], "--full")) full = 1;
+    else if (!strcmp(argv[i], "-o") && i + 1 < argc) json_path = argv[++i];
+    else return fprintf(stderr, "skn: bench takes --full and -o FILE (see --help)\n"), EXIT_USAGE;
+  }
+  char cpu[160];
+  machine(cpu, sizeof cpu);
+  skn_simd simd = skn_get_simd();
+  size_t pn = (size_t)64 << 20; /* 3 x 256 MiB: far past any cache */
+  float *a = calloc(pn, 4), *b = calloc(pn, 4), *c = calloc(pn, 4);
+  if (!a || !b || !c) return fail_input("out of memory");
+  double bw[3][2];
+  for (int th = 1; th <= 2; ++th) {
+    bw[th][0] = probe(a, b, c, pn, th, 0);
+    bw[th][1] = probe(a, b, c, pn, th, 1);
+  }
+  free(a), free(b), free(c);
+  printf("skn %s bench on %s, %ld cores, kernels: %s\n", skn_version_string(), cpu, sysconf(_SC_NPROCESSORS_ONLN),
+         SIMD_NAMES[simd]);
+  printf("bandwidth probe: copy %.1f GB/s (1 thread), %.1f GB/s (2); triad %.1f / %.1f GB/s\n", bw[1][0], bw[2][0],
+         bw[1][1], bw[2][1]);
+  printf("medians of 5 runs (3 at 10M); ceiling = copy bandwidth / bytes a vertex moves\n\n");
+  printf("%-9s %-4s %-5s %10s %3s %11s %10s %9s %8s\n", "method", "attr", "infl", "vertices", "thr", "M vert/s",
+         "x scalar", "% ceiling", "B/vert");
+  FILE *js = json_path ? fopen(json_path, "w") : NULL;
+  if (js)
+    fprintf(js, "{\"version\": \"%s\", \"cpu\": \"%s\", \"kernels\": \"%s\", \"bandwidth_gbs\": {\"copy_1\": %.2f, "
+                "\"copy_2\": %.2f, \"triad_1\": %.2f, \"triad_2\": %.2f},\n \"results\": [",
+            skn_version_string(), cpu, SIMD_NAMES[simd], bw[1][0], bw[2][0], bw[1][1], bw[2][1]);
+  const uint32_t sizes_full[] = {10000, 100000, 1000000, 10000000}, sizes_quick[] = {1000000};
+  const int infl_full[] = {1, 4, 8, 0}, infl_quick[] = {4};
+  const uint32_t *sizes = full ? sizes_full : sizes_quick;
+  const int *infl = full ? infl_full : infl_quick, nsizes = full ? 4 : 1, ninfl = full ? 4 : 1;
+  int rows = 0;
+  for (int si = 0; si < nsizes; ++si)
+    for (int ki = 0; ki < ninfl; ++ki) {
+      bench_rig br;
+      if (!make_rig(&br, sizes[si], infl[ki])) return fail_input("bench rig");
+      uint32_t n = br.n;
+      float *p = malloc((size_t)n * 12), *nn = malloc((size_t)n * 12), *t = malloc((size_t)n * 16);
+      int reps = n >= 10000000 ? 3 : 5;
+      for (int m = 0; m <= SKN_METHOD_COR; ++m)
+        for (int attrs = 0; attrs <= 2; ++attrs) {
+          if (!full && attrs != 1) continue;
+          for (uint32_t th = 1; th <= 2; ++th) {
+            skn_set_simd(SKN_SIMD_SCALAR);
+            double ref = time_skin(&br, (skn_method)m, attrs, th, p, nn, t, reps);
+            skn_set_simd(simd);
+            double fast = time_skin(&br, (skn_method)m, attrs, th, p, nn, t, reps);
+            double bpv = bytes_per_vertex(&br, (skn_method)m, attrs), mvs = n / fast / 1e6;
+            double ceiling = 100.0 * bpv * n / fast / 1e9 / bw[th][0];
+            char infl_name[8];
+            snprintf(infl_name, sizeof infl_name, infl[ki] ? "%d" : "1-8", infl[ki]);
+            printf("%-9s %-4s %-5s %10u %3u %11.1f %9.2fx %8.1f%% %8.0f\n", METHOD_NAMES[m], ATTR_NAMES[attrs], infl_name,
+                   n, th, mvs, ref / fast, ceiling, bpv);
+            if (js)
+              fprintf(js, "%s\n  {\"method\": \"%s\", \"attributes\": \"%s\", \"influences\": \"%s\", \"vertices\": %u, "
+                          "\"threads\": %u, \"mvertices_per_s\": %.2f, \"scalar_mvertices_per_s\": %.2f, "
+                          "\"ratio_to_scalar\": %.3f, \"bytes_per_vertex\": %.1f, \"fraction_of_ceiling\": %.4f}",
+                      rows ? "," : "", METHOD_NAMES[m], ATTR_NAMES[attrs], infl_name, n, th, mvs, n / ref / 1e6,
+                      ref / fast, bpv, ceiling / 100);
+            ++rows;
+          }
+        }
+      free(p), free(nn), free(t);
+      skn_pose_destroy(br.pose);
+      skn_rig_destroy(br.rig);
+    }
+  if (js) {
+    fprintf(js, "\n]}\n");
+    fclose(js);
+    printf("\nwrote %s\n", json_path);
+  }
+  return EXIT_OK;
+}
