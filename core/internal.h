@@ -7,6 +7,7 @@
 
 #include "../abi/skn.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -102,13 +103,25 @@ struct skn_pose {
   float *simd_lbs;               /* (joint_count + 1) x 32 floats, 64-byte aligned (kernels.h) */
   float *simd_dqs[2];            /* the same per skn_dqs_scale: dual quaternion and S columns */
   uint32_t dq_scaled[2];         /* 1 where some joint has S_i != I under that split */
+  /* The rotation forms (LBS_QUATERNION's, the DQS splits, simd_dqs) are
+   * derived on the first call that needs them after a pose change, under
+   * `lock`, so that LBS alone never pays for polar decompositions and
+   * concurrent skn_skin calls on one pose stay safe. */
+  pthread_mutex_t lock;
+  int derived;                   /* atomic: 1 once the rotation forms match the pose */
 };
+
+/* Derives the rotation forms if the pose changed since (thread-safe). */
+void skn__pose_derive(const skn_pose *pose);
 
 /* Recomputes world matrices and palette from locals (pose.c). */
 void skn__pose_update(skn_pose *pose);
 
-/* Derives the palette entry of joint j from its posed matrix W_j^A. */
+/* Joint j's LBS forms (matrix, normal matrix) from its posed matrix W_j^A,
+ * and, later and only when asked, its rotation forms (quaternion/uniform
+ * scale, both DQS splits). */
 void skn__joint_xform(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const float world[16]);
+void skn__joint_rotation_forms(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const float world[16]);
 
 /* The rotations bind needs for the DQS split: bind_rotation[j][split]. */
 void skn__bind_rotations(skn_rig *rig);

@@ -94,24 +94,36 @@ void skn__joint_xform(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const 
   skn_m3_from_mat4(a, m);
   skn_m3_normal_matrix(n, a);
   for (int i = 0; i < 9; ++i) x->n[i] = (float)n[i];
+}
+
+void skn__joint_rotation_forms(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const float world[16]) {
+  float m[16];
+  double a[9];
+  skn_mat4_mul_affine(m, world, rig->inverse_bind[j]);
+  skn_m3_from_mat4(a, m);
   lbs_quaternion_form(x, a, world);
   for (int split = 0; split < 2; ++split) dq_form(&x->dq[split], a, m, rig, j, world, split);
 }
 
-/* The kernels' copy of joint j (kernels.h): LBS's 3x4 matrix and normal
- * matrix as four padded columns each; per split, the dual quaternion and
- * S_i's columns. The virtual joint (j == joint_count) is the identity. */
+/* The kernels' copy of joint j's LBS forms (kernels.h): the 3x4 matrix and
+ * the normal matrix as four padded columns each; the virtual joint
+ * (j == joint_count) is the identity. */
 void skn__simd_palette(skn_pose *pose, uint32_t j) {
   float *e = pose->simd_lbs + (size_t)j * SKN_SIMD_FLOATS;
-  int virtual_joint = j == pose->rig->joint_count;
-  const skn_joint_xform *x = virtual_joint ? NULL : &pose->xforms[j];
-  memset(e, 0, SKN_SIMD_FLOATS * sizeof(float));
-  for (int c = 0; c < 4; ++c)
+  const skn_joint_xform *x = j == pose->rig->joint_count ? NULL : &pose->xforms[j];
+  for (int c = 0; c < 4; ++c) {
     for (int r = 0; r < 3; ++r) {
       e[c * 4 + r] = x ? x->m[r * 4 + c] : (float)(r == c);
-      if (c < 3) e[16 + c * 4 + r] = x ? x->n[r * 3 + c] : (float)(r == c);
+      e[16 + c * 4 + r] = c < 3 ? (x ? x->n[r * 3 + c] : (float)(r == c)) : 0.0f;
     }
-  e[15] = 1.0f;
+    e[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
+    e[16 + c * 4 + 3] = 0.0f;
+  }
+}
+
+/* The kernels' copy of joint j's dual quaternions and S_i columns, per split. */
+static void simd_dq_palette(skn_pose *pose, uint32_t j) {
+  const skn_joint_xform *x = j == pose->rig->joint_count ? NULL : &pose->xforms[j];
   for (int split = 0; split < 2; ++split) {
     float *d = pose->simd_dqs[split] + (size_t)j * SKN_SIMD_FLOATS;
     memset(d, 0, SKN_SIMD_FLOATS * sizeof(float));
@@ -127,4 +139,21 @@ void skn__simd_palette(skn_pose *pose, uint32_t j) {
     d[8 + 15] = 1.0f;
     pose->dq_scaled[split] |= x->dq[split].scaled;
   }
+}
+
+void skn__pose_derive(const skn_pose *cpose) {
+  skn_pose *pose = (skn_pose *)cpose; /* a cache: the pose's meaning does not change */
+  if (__atomic_load_n(&pose->derived, __ATOMIC_ACQUIRE)) return;
+  pthread_mutex_lock(&pose->lock);
+  if (!pose->derived) {
+    const skn_rig *rig = pose->rig;
+    pose->dq_scaled[0] = pose->dq_scaled[1] = 0;
+    for (uint32_t j = 0; j < rig->joint_count; ++j) {
+      skn__joint_rotation_forms(&pose->xforms[j], rig, j, pose->world[j]);
+      simd_dq_palette(pose, j);
+    }
+    simd_dq_palette(pose, rig->joint_count);
+    __atomic_store_n(&pose->derived, 1, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&pose->lock);
 }

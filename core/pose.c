@@ -11,7 +11,7 @@
 
 void skn__pose_update(skn_pose *pose) {
   const skn_rig *rig = pose->rig;
-  pose->dq_scaled[0] = pose->dq_scaled[1] = 0;
+  __atomic_store_n(&pose->derived, 0, __ATOMIC_RELEASE);
   for (uint32_t k = 0; k < rig->joint_count; ++k) {
     uint32_t j = rig->order[k];
     int32_t p = rig->parents[j];
@@ -33,6 +33,7 @@ SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
   skn_pose *pose = calloc(1, sizeof *pose);
   if (pose) {
     pose->rig = rig;
+    pthread_mutex_init(&pose->lock, NULL);
     pose->local = malloc(n * sizeof *pose->local);
     pose->world = malloc(n * sizeof *pose->world);
     pose->pinned = calloc(n, 1);
@@ -56,6 +57,7 @@ SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
 
 SKN_API void skn_pose_destroy(skn_pose *pose) {
   if (!pose) return;
+  if (pose->rig) pthread_mutex_destroy(&pose->lock);
   free(pose->local);
   free(pose->world);
   free(pose->pinned);
@@ -173,6 +175,7 @@ SKN_API skn_status skn_pose_palette(const skn_pose *pose, skn_palette_format for
   if (dst_bytes < need)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_palette: dst_bytes %zu is smaller than %u joints x %zu = %zu",
                      dst_bytes, pose->rig->joint_count, entry, need);
+  if (format >= SKN_PALETTE_DUAL_QUAT) skn__pose_derive(pose);
   for (uint32_t j = 0; j < pose->rig->joint_count; ++j)
     write_palette_entry(&pose->xforms[j], format, (float *)((char *)dst + j * entry));
   return SKN_OK;

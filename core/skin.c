@@ -50,6 +50,7 @@ static skn_kernel_fn pick_kernel(const skn_rig *rig, skn_method m) {
 }
 
 static skn_status check_method(const skn_rig *rig, const skn_pose *pose, const skn_skin_desc *d) {
+  if (d->method != SKN_METHOD_LBS_MATRIX) skn__pose_derive(pose); /* the rotation forms, once per pose change */
   switch (d->method) {
   case SKN_METHOD_LBS_QUATERNION: return check_similar(rig, pose);
   case SKN_METHOD_BLEND:
