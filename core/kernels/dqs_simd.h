@@ -30,19 +30,36 @@ SKN_INLINE mat mat_from(const float f[16]) {
   return m;
 }
 
-/* The rigid motion of a blended dual quaternion (q0, qe) as a matrix: both
- * parts divided by |q0| first, as the scalar reference does (Kavan et al.
- * 2008, §3, DLB), then R(q0) and t = 2 (w qe.xyz - qe.w q0.xyz + q0.xyz x qe.xyz). */
-SKN_INLINE mat dq_matrix(v8 b) {
+/* a x b in the first three lanes (lane 3: 0 for such inputs). */
+SKN_INLINE v4 cross3(v4 a, v4 b) {
+  v4 c = a * __builtin_shufflevector(b, b, 1, 2, 0, 3) - __builtin_shufflevector(a, a, 1, 2, 0, 3) * b;
+  return __builtin_shufflevector(c, c, 1, 2, 0, 3);
+}
+
+/* A blended dual quaternion, both parts divided by |real| first as the
+ * scalar reference does (Kavan et al. 2008, §3, DLB): the rotation's vector
+ * part u (lane 3: 0), its w, and the translation
+ * t = 2 (w qe.xyz - qe.w u + u x qe.xyz). */
+typedef struct rigid { v4 u, t; float w; } rigid;
+
+SKN_INLINE rigid dq_rigid(v8 b) {
   v4 r = __builtin_shufflevector(b, b, 0, 1, 2, 3);
   b *= 1.0f / sqrtf(dot4(r, r));
-  float x = b[0], y = b[1], z = b[2], w = b[3], ex = b[4], ey = b[5], ez = b[6], ew = b[7];
-  float f[16] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),     0,
-                 2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),     0,
-                 2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y), 0,
-                 2 * (w * ex - ew * x + y * ez - z * ey), 2 * (w * ey - ew * y + z * ex - x * ez),
-                 2 * (w * ez - ew * z + x * ey - y * ex), 1};
-  return mat_from(f);
+  rigid m;
+  v4 e = __builtin_shufflevector(b, b, 4, 5, 6, 7);
+  m.u = __builtin_shufflevector(b, b, 0, 1, 2, 3);
+  m.w = m.u[3];
+  m.u[3] = 0.0f;
+  float ew = e[3];
+  e[3] = 0.0f;
+  m.t = 2.0f * (m.w * e - ew * m.u + cross3(m.u, e));
+  return m;
+}
+
+/* v rotated by the unit quaternion (u, w): v + w t + u x t with t = 2 u x v. */
+SKN_INLINE v4 rotate(const rigid *m, v4 v) {
+  v4 t = 2.0f * cross3(m->u, v);
+  return v + m->w * t + cross3(m->u, t);
 }
 
 /* The cofactor matrix of S's 3x3 with det's sign, as columns (normals: S^-T up to a positive factor). */
@@ -83,22 +100,23 @@ SKN_INLINE void dqs_vertex(const skn_skin_job *job, uint32_t v, const uint16_t *
                            const int normals, const int tangents, const int scaled, vertex_out *o) {
   const skn_rig *rig = job->rig;
   v8 b;
-  mat s, m;
+  mat s;
   float wsum = dq_blend(job->pose->simd_dqs[job->split], J, W, k, scaled, &b, &s);
-  m = dq_matrix(b);
+  rigid m = dq_rigid(b);
   if (scaled) s = mat_scale(s, 1.0f / wsum);
   const float *p = rig->positions + (size_t)v * 3;
-  v4 x = scaled ? mat_apply(s, p[0], p[1], p[2], 1.0f) : (v4){p[0], p[1], p[2], 1.0f};
-  o->p = mat_apply(m, x[0], x[1], x[2], 1.0f);
+  v4 x = scaled ? mat_apply(s, p[0], p[1], p[2], 1.0f) : (v4){p[0], p[1], p[2], 0.0f};
+  x[3] = 0.0f;
+  o->p = rotate(&m, x) + m.t;
   if (normals) {
     const float *q = rig->normals + (size_t)v * 3;
     v4 y = scaled ? mat_apply(normal_of(s), q[0], q[1], q[2], 0.0f) : (v4){q[0], q[1], q[2], 0.0f};
-    o->n = unit3(mat_apply(m, y[0], y[1], y[2], 0.0f));
+    o->n = unit3(rotate(&m, y));
   }
   if (tangents) {
     const float *t = rig->tangents + (size_t)v * 4;
     v4 y = scaled ? mat_apply(s, t[0], t[1], t[2], 0.0f) : (v4){t[0], t[1], t[2], 0.0f};
-    o->t = unit3(mat_apply(m, y[0], y[1], y[2], 0.0f));
+    o->t = unit3(rotate(&m, y));
     o->t[3] = scaled && mat_det3(s) < 0.0f ? -t[3] : t[3];
   }
 }
@@ -138,21 +156,21 @@ SKN_INLINE void cor_vertex(const skn_skin_job *job, uint32_t v, const uint16_t *
   float wsum = dq_blend(job->pose->simd_dqs[job->split], J, W, k, scaled, &b, &s);
   for (int i = 0; i < k; ++i) a = mat_fma(a, W[i], lbs + (size_t)J[i] * SKN_SIMD_FLOATS);
   b[4] = b[5] = b[6] = b[7] = 0.0f; /* the rotation alone */
-  mat r = dq_matrix(b);
+  rigid r = dq_rigid(b);
   if (scaled) s = mat_scale(s, 1.0f / wsum);
   const float *p = rig->positions + (size_t)v * 3;
-  float d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
-  v4 x = scaled ? mat_apply(s, d[0], d[1], d[2], 0.0f) : (v4){d[0], d[1], d[2], 0.0f};
-  o->p = mat_apply(r, x[0], x[1], x[2], 0.0f) + mat_apply(a, c[0], c[1], c[2], 1.0f) * (1.0f / wsum);
+  v4 d = {p[0] - c[0], p[1] - c[1], p[2] - c[2], 0.0f};
+  v4 x = scaled ? mat_apply(s, d[0], d[1], d[2], 0.0f) : d;
+  o->p = rotate(&r, x) + mat_apply(a, c[0], c[1], c[2], 1.0f) * (1.0f / wsum);
   if (normals) {
     const float *q = rig->normals + (size_t)v * 3;
     v4 y = scaled ? mat_apply(normal_of(s), q[0], q[1], q[2], 0.0f) : (v4){q[0], q[1], q[2], 0.0f};
-    o->n = unit3(mat_apply(r, y[0], y[1], y[2], 0.0f));
+    o->n = unit3(rotate(&r, y));
   }
   if (tangents) {
     const float *t = rig->tangents + (size_t)v * 4;
     v4 y = scaled ? mat_apply(s, t[0], t[1], t[2], 0.0f) : (v4){t[0], t[1], t[2], 0.0f};
-    o->t = unit3(mat_apply(r, y[0], y[1], y[2], 0.0f));
+    o->t = unit3(rotate(&r, y));
     o->t[3] = scaled && mat_det3(s) < 0.0f ? -t[3] : t[3];
   }
 }
