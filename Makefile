@@ -47,6 +47,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 TEST_SRC := $(wildcard tests/unit/*.c)
 DEMO := $(BUILD)/bin/skn-demo
+ADDON := $(BUILD)/skn_blender.zip
 CLI := $(BUILD)/bin/skn
 CLI_SRC := $(wildcard plugins/cli/*.c)
 
@@ -92,7 +93,6 @@ $(BUILD)/python/skn:
 	mkdir -p $@
 
 # The Blender add-on, for Preferences > Add-ons > Install.
-ADDON := $(BUILD)/skn_blender.zip
 blender-addon: $(ADDON)
 $(ADDON): $(wildcard plugins/blender/skn_blender/*.py) $(PY_SRC) $(LIB) plugins/blender/package
 	@PYTHON=$(PYTHON) plugins/blender/package $(BUILD) $@
