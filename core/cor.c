@@ -58,16 +58,14 @@ static void cor_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
   }
 }
 
+/* A vertex with no similar triangle has no center: LBS serves it. */
+static void cor_or_lbs_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
+  if (job->rig->has_center[v])
+    cor_vertex(job, v, o);
+  else
+    skn__lbs_vertex(job, v, o);
+}
+
 void skn__cor(const skn_skin_job *job, uint32_t first, uint32_t end) {
-  const skn_rig *rig = job->rig;
-  for (uint32_t v = first; v < end; ++v) {
-    skn_vertex_out o;
-    if (rig->influence_offsets[v] == rig->influence_offsets[v + 1])
-      skn__rest_vertex(job, v, &o);
-    else if (!rig->has_center[v])
-      skn__lbs_vertex(job, v, &o);
-    else
-      cor_vertex(job, v, &o);
-    skn__store_vertex(job, v, &o);
-  }
+  skn__each_vertex(job, first, end, cor_or_lbs_vertex);
 }

@@ -80,45 +80,34 @@ void skn__dqs_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
 }
 
 void skn__dqs(const skn_skin_job *job, uint32_t first, uint32_t end) {
-  const uint32_t *off = job->rig->influence_offsets;
-  for (uint32_t v = first; v < end; ++v) {
-    skn_vertex_out o;
-    if (off[v] == off[v + 1])
-      skn__rest_vertex(job, v, &o);
-    else
-      skn__dqs_vertex(job, v, &o);
-    skn__store_vertex(job, v, &o);
-  }
+  skn__each_vertex(job, first, end, skn__dqs_vertex);
 }
 
 /* v = (1 - b) LBS + b DQS (Maya's "Weight Blended"); normals and tangent
  * xyz blended the same way and renormalized; tangent w from the method
  * with the larger share. */
-void skn__blend(const skn_skin_job *job, uint32_t first, uint32_t end) {
-  const uint32_t *off = job->rig->influence_offsets;
-  for (uint32_t v = first; v < end; ++v) {
-    skn_vertex_out o, d;
-    float b = job->rig->blend_weights[v];
-    if (off[v] == off[v + 1]) {
-      skn__rest_vertex(job, v, &o);
-    } else if (b == 0.0f) {
-      skn__lbs_vertex(job, v, &o);
-    } else if (b == 1.0f) {
-      skn__dqs_vertex(job, v, &o);
-    } else {
-      skn__lbs_vertex(job, v, &o);
-      skn__dqs_vertex(job, v, &d);
-      for (int c = 0; c < 3; ++c) {
-        o.p[c] += b * (d.p[c] - o.p[c]);
-        o.n[c] += b * (d.n[c] - o.n[c]);
-        o.t[c] += b * (d.t[c] - o.t[c]);
-      }
-      if (job->normals) skn_v3_normalize(o.n);
-      if (job->tangents) {
-        skn_v3_normalize(o.t);
-        if (b >= 0.5f) o.t[3] = d.t[3];
-      }
-    }
-    skn__store_vertex(job, v, &o);
+static void blend_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
+  float b = job->rig->blend_weights[v];
+  skn_vertex_out d;
+  if (b == 1.0f) {
+    skn__dqs_vertex(job, v, o);
+    return;
   }
+  skn__lbs_vertex(job, v, o);
+  if (b == 0.0f) return;
+  skn__dqs_vertex(job, v, &d);
+  for (int c = 0; c < 3; ++c) {
+    o->p[c] += b * (d.p[c] - o->p[c]);
+    o->n[c] += b * (d.n[c] - o->n[c]);
+    o->t[c] += b * (d.t[c] - o->t[c]);
+  }
+  if (job->normals) skn_v3_normalize(o->n);
+  if (job->tangents) {
+    skn_v3_normalize(o->t);
+    if (b >= 0.5f) o->t[3] = d.t[3];
+  }
+}
+
+void skn__blend(const skn_skin_job *job, uint32_t first, uint32_t end) {
+  skn__each_vertex(job, first, end, blend_vertex);
 }

@@ -158,6 +158,11 @@ void skn__dqs_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o);
 void skn__rest_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o);
 void skn__store_vertex(const skn_skin_job *job, uint32_t v, const skn_vertex_out *o);
 
+/* The scalar kernels' loop: vertices [first, end), each at rest where it
+ * has no influence, else as `vertex` computes it, then stored. */
+typedef void (*skn_vertex_fn)(const skn_skin_job *job, uint32_t v, skn_vertex_out *o);
+void skn__each_vertex(const skn_skin_job *job, uint32_t first, uint32_t end, skn_vertex_fn vertex);
+
 /* ---- optimized centers of rotation (cor_bind.c) ---- */
 
 /* Computes rig->centers and rig->has_center from bind's triangles

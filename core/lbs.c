@@ -58,16 +58,20 @@ void skn__lbs_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
   if (job->tangents) blend_tangent(job, v, a, 4, o->t);
 }
 
-void skn__lbs_matrix(const skn_skin_job *job, uint32_t first, uint32_t end) {
+void skn__each_vertex(const skn_skin_job *job, uint32_t first, uint32_t end, skn_vertex_fn vertex) {
   const uint32_t *off = job->rig->influence_offsets;
   for (uint32_t v = first; v < end; ++v) {
     skn_vertex_out o;
     if (off[v] == off[v + 1])
       skn__rest_vertex(job, v, &o);
     else
-      skn__lbs_vertex(job, v, &o);
+      vertex(job, v, &o);
     skn__store_vertex(job, v, &o);
   }
+}
+
+void skn__lbs_matrix(const skn_skin_job *job, uint32_t first, uint32_t end) {
+  skn__each_vertex(job, first, end, skn__lbs_vertex);
 }
 
 static void lbs_quaternion_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
@@ -98,13 +102,5 @@ static void lbs_quaternion_vertex(const skn_skin_job *job, uint32_t v, skn_verte
 }
 
 void skn__lbs_quaternion(const skn_skin_job *job, uint32_t first, uint32_t end) {
-  const uint32_t *off = job->rig->influence_offsets;
-  for (uint32_t v = first; v < end; ++v) {
-    skn_vertex_out o;
-    if (off[v] == off[v + 1])
-      skn__rest_vertex(job, v, &o);
-    else
-      lbs_quaternion_vertex(job, v, &o);
-    skn__store_vertex(job, v, &o);
-  }
+  skn__each_vertex(job, first, end, lbs_quaternion_vertex);
 }
