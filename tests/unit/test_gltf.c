@@ -247,6 +247,58 @@ START_TEST(malformed_files) {
 }
 END_TEST
 
+/* Loader features the sample models do not exercise, as edits of
+ * SimpleSkin worked by hand at t = 0 (the key there is the identity, so
+ * M_0 = M_1 = I with the file's inverse binds):
+ *  - a sparse POSITION accessor: indices 0, 1, 3 (bufferView 0's first
+ *    three uint16s) take positions 0, 1, 2 (bufferView 1's first three),
+ *    so vertex 3 moves from (0.5, 0.5) to (-0.5, 0.5);
+ *  - no inverseBindMatrices: identity, so M_i = globalTransform(joint_i) =
+ *    T(0, 1, 0) for both joints and every vertex is lifted by 1 in y;
+ *  - JOINTS_1/WEIGHTS_1 repeating set 0: 8 influences per vertex, weights
+ *    doubled then normalized, so at t = 1 vertex 8 is still (-1, 0.5). */
+static skinned skin_edited(const char *dir, const char *name, const char *from, const char *to, float t) {
+  char path[256];
+  char *text = read_all(MODELS[0], NULL), *edited = replaced(text, from, to);
+  snprintf(path, sizeof path, "%s/%s.gltf", dir, name);
+  write_all(path, edited, strlen(edited));
+  free(text);
+  free(edited);
+  return skin_at(path, 0, t, SKN_METHOD_LBS_MATRIX);
+}
+
+START_TEST(loader_features) {
+  char dir[] = "/tmp/skn-gltf-XXXXXX", cmd[300];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  skinned s = skin_edited(dir, "sparse", "\"bufferView\" : 1,",
+                          "\"sparse\" : {\"count\" : 3, \"indices\" : {\"bufferView\" : 0, \"componentType\" : 5123}, "
+                          "\"values\" : {\"bufferView\" : 1}}, \"bufferView\" : 1,", 0.0f);
+  const float v3[3] = {-0.5f, 0.5f, 0}, v2[3] = {-0.5f, 0.5f, 0}, v5[3] = {0.5f, 1.0f, 0};
+  ck_assert_double_le(max_abs_diff(s.p + 9, v3, 3), 1e-6);
+  ck_assert_double_le(max_abs_diff(s.p + 6, v2, 3), 1e-6); /* vertex 2 was not substituted */
+  ck_assert_double_le(max_abs_diff(s.p + 15, v5, 3), 1e-6);
+  skinned_free(&s);
+  s = skin_edited(dir, "identity", "\"inverseBindMatrices\" : 4,", "", 0.0f);
+  const float lifted0[3] = {-0.5f, 1, 0}, lifted9[3] = {0.5f, 3, 0};
+  ck_assert_double_le(max_abs_diff(s.p, lifted0, 3), 1e-6);
+  ck_assert_double_le(max_abs_diff(s.p + 27, lifted9, 3), 1e-6);
+  skinned_free(&s);
+  s = skin_edited(dir, "two-sets", "\"WEIGHTS_0\" : 3", "\"WEIGHTS_0\" : 3, \"JOINTS_1\" : 2, \"WEIGHTS_1\" : 3", 1.0f);
+  const float v8[3] = {-1, 0.5f, 0};
+  ck_assert_double_le(max_abs_diff(s.p + 24, v8, 3), 1e-5);
+  skinned_free(&s);
+  snprintf(cmd, sizeof cmd, "%s/two-sets.gltf", dir);
+  skn_gltf *g;
+  ck_assert_int_eq(skn_gltf_open(cmd, &g), SKN_OK);
+  skn_gltf_primitive_info pi = {sizeof pi};
+  ck_assert_int_eq(skn_gltf_primitive_info_get(g, 0, &pi), SKN_OK);
+  ck_assert_uint_eq(pi.influences_per_vertex, 8);
+  skn_gltf_close(g);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* Bad calls on a good document: errors name the item and write nothing. */
 START_TEST(bad_calls) {
   skn_gltf *g;
@@ -287,6 +339,7 @@ Suite *suite_gltf(void) {
   tcase_add_test(tc, step_and_cubic_spline);
   tcase_add_test(tc, glb_equals_gltf);
   tcase_add_test(tc, malformed_files);
+  tcase_add_test(tc, loader_features);
   tcase_add_test(tc, bad_calls);
   suite_add_tcase(s, tc);
   return s;
