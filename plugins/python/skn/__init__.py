@@ -289,3 +289,15 @@ class Gltf:
 def version():
     """The loaded library's version, "1.0.0"."""
     return __version__
+
+
+def set_simd(name="auto"):
+    """Chooses the kernels for the process: "auto", "scalar", "portable", "avx2" or "avx512"
+    (skn.Unsupported where this CPU lacks it)."""
+    _check(_lib.skn_set_simd(_abi.SIMD[name]))
+
+
+def get_simd():
+    """The kernels in use: "scalar", "portable", "avx2" or "avx512"."""
+    code = _lib.skn_get_simd()
+    return next(name for name, value in _abi.SIMD.items() if value == code)

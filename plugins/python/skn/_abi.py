@@ -22,6 +22,7 @@ PALETTES = {"mat4": (0, 16), "rows3x4": (1, 12), "normal-rows3x4": (2, 12), "dua
             "dual-quat-scale": (4, 20), "dual-quat-scale-keep-y": (5, 20)}
 RIG_HAS_NORMALS, RIG_HAS_TANGENTS, RIG_HAS_BLEND_WEIGHTS, RIG_HAS_CENTERS = 1, 2, 4, 8
 NO_ANIMATION = 0xFFFFFFFF
+SIMD = {"auto": 0, "scalar": 1, "portable": 2, "avx2": 3, "avx512": 4}
 
 
 class Attrib(ctypes.Structure):
@@ -103,6 +104,8 @@ PROTOTYPES = {
     "skn_gltf_triangles": (ctypes.c_uint32, [_P, ctypes.c_uint32, c_uint32_p, ctypes.c_size_t]),
     "skn_gltf_bind": (ctypes.c_uint32, [_P, ctypes.POINTER(GltfBindDesc), ctypes.POINTER(_P)]),
     "skn_gltf_pose": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_float, _P]),
+    "skn_set_simd": (ctypes.c_uint32, [ctypes.c_uint32]),
+    "skn_get_simd": (ctypes.c_uint32, []),
 }
 
 

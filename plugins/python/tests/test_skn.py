@@ -71,6 +71,17 @@ class TestLibrary(unittest.TestCase):
         self.assertEqual(skn.version(), "1.0.0")
         self.assertTrue(os.path.exists(skn.LIBRARY_PATH) or skn.LIBRARY_PATH.startswith("libskn"))
 
+    def test_kernels_agree(self):
+        r = RandomRig(8)
+        rig = r.rig()
+        pose = r.posed(rig)
+        skn.set_simd("scalar")
+        self.assertEqual(skn.get_simd(), "scalar")
+        reference = rig.skin(pose, method="dqs")
+        skn.set_simd("auto")
+        self.assertNotEqual(skn.get_simd(), "scalar")
+        numpy.testing.assert_allclose(rig.skin(pose, method="dqs"), reference, atol=1e-5)
+
     def test_refuses_another_major(self):
         _abi.check_version(10203, "here")
         with self.assertRaisesRegex(ImportError, "libskn 2.0.1, but this package needs ABI 1"):
