@@ -5,9 +5,15 @@
 
 #include <string.h>
 
-/* Vertices per block handed to a thread: big enough to amortise the hand-off,
- * small enough that two cores finish together. */
-#define SKN_BLOCK_VERTICES 4096u
+/* Vertices per block handed to a thread: about four blocks per thread, so
+ * that the threads finish together, but between 1,024 (the hand-off must
+ * stay small beside the work) and 8,192 (blocks stay cache-sized); a
+ * multiple of the kernels' 256-vertex layout blocks. */
+static uint32_t block_vertices(uint32_t count, uint32_t threads) {
+  uint32_t b = count / (threads * 4u);
+  b = b < 1024u ? 1024u : b > 8192u ? 8192u : b;
+  return b & ~255u;
+}
 
 static skn_status check_output(skn_out_attrib a, uint32_t width, int bound, const char *name) {
   if (!a.data) return SKN_OK;
@@ -88,13 +94,13 @@ static skn_status check_request(const skn_rig *rig, const skn_pose *pose, const 
 typedef struct skin_run {
   skn_skin_job job;
   skn_kernel_fn kernel;
-  uint32_t first, end;
+  uint32_t first, end, block;
 } skin_run;
 
 static void run_block(void *ctx, uint32_t block) {
   const skin_run *run = ctx;
-  uint32_t lo = run->first + block * SKN_BLOCK_VERTICES;
-  run->kernel(&run->job, lo, SKN_MIN(run->end, lo + SKN_BLOCK_VERTICES));
+  uint32_t lo = run->first + block * run->block;
+  run->kernel(&run->job, lo, SKN_MIN(run->end, lo + run->block));
 }
 
 SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_skin_desc *desc) {
@@ -114,8 +120,10 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
                    d.tangents.stride ? d.tangents.stride : 4 * sizeof(float), (int)d.dqs_scale},
                   pick_kernel(rig, d.method),
                   d.first_vertex,
-                  d.vertex_count ? d.first_vertex + d.vertex_count : rig->vertex_count};
-  uint32_t blocks = (run.end - run.first + SKN_BLOCK_VERTICES - 1) / SKN_BLOCK_VERTICES;
+                  d.vertex_count ? d.first_vertex + d.vertex_count : rig->vertex_count, 0};
+  uint32_t threads = d.threads == 1 ? 1 : d.threads ? SKN_MIN(d.threads, skn__pool_size()) : skn__pool_size();
+  run.block = block_vertices(run.end - run.first, threads);
+  uint32_t blocks = (run.end - run.first + run.block - 1) / run.block;
   if (d.threads == 1 || blocks == 1)
     run.kernel(&run.job, run.first, run.end);
   else
