@@ -1,6 +1,19 @@
-/* api.c — the function table for hosts that dlopen() libskn: one dlsym
- * ("skn_get_api") gives every call, in ABI.md's order. */
+/* api.c — the ABI's shared mechanics: the function table for hosts that
+ * dlopen() libskn (one dlsym("skn_get_api") gives every call, in ABI.md's
+ * order), and the struct_size rule of the *_info calls. */
 #include "internal.h"
+
+#include <string.h>
+
+skn_status skn__fill_info(void *out, const void *info, size_t size, size_t v1_size, const char *call) {
+  uint32_t want;
+  memcpy(&want, out, sizeof want);
+  if (want < v1_size)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: struct_size %u is smaller than %zu", call, want, v1_size);
+  memcpy(out, info, SKN_MIN((size_t)want, size));
+  memcpy(out, &want, sizeof want); /* the caller's struct_size stays theirs */
+  return SKN_OK;
+}
 
 static const skn_api api_v1 = {
     sizeof(skn_api),   SKN_VERSION_NUMBER, skn_version,      skn_version_string,

@@ -35,6 +35,13 @@ SKN_PIN(transform, sizeof(skn_transform) == 40);
 skn_status skn__fail(skn_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* ---- the ABI's conventions (api.c) ---- */
+
+/* Copies `info`, whose first member is struct_size, into the caller's `out`
+ * as far as out->struct_size reaches (at least v1_size, the first release's
+ * size, else SKN_ERR_INVALID_ARGUMENT naming `call`). */
+skn_status skn__fill_info(void *out, const void *info, size_t size, size_t v1_size, const char *call);
+
 /* ---- the rig (rig.c) ---- */
 
 /* A run of vertices whose influences the kernels read k at a time (kernels.h). */

@@ -97,9 +97,11 @@ void skn__joint_xform(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const 
 }
 
 void skn__joint_rotation_forms(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const float world[16]) {
-  float m[16];
+  float m[16]; /* M_i, as skn__joint_xform left it in x->m */
   double a[9];
-  skn_mat4_mul_affine(m, world, rig->inverse_bind[j]);
+  skn_mat4_identity(m);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c) SKN_M(m, r, c) = x->m[r * 4 + c];
   skn_m3_from_mat4(a, m);
   lbs_quaternion_form(x, a, world);
   for (int split = 0; split < 2; ++split) dq_form(&x->dq[split], a, m, rig, j, world, split);

@@ -216,14 +216,7 @@ SKN_API void skn_rig_destroy(skn_rig *rig) {
 
 SKN_API skn_status skn_rig_info_get(const skn_rig *rig, skn_rig_info *out) {
   if (!rig || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_info_get: rig and out are required");
-  if (out->struct_size < SKN_RIG_INFO_V1_SIZE)
-    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_info_get: struct_size %u is smaller than %u",
-                     out->struct_size, SKN_RIG_INFO_V1_SIZE);
   skn_rig_info info = {sizeof info, rig->joint_count, rig->vertex_count, rig->influence_count,
-                       rig->max_influences_per_vertex,
-                       rig->flags};
-  uint32_t size = out->struct_size;
-  memcpy(out, &info, SKN_MIN((size_t)size, sizeof info));
-  out->struct_size = size;
-  return SKN_OK;
+                       rig->max_influences_per_vertex, rig->flags};
+  return skn__fill_info(out, &info, sizeof info, SKN_RIG_INFO_V1_SIZE, "rig_info_get");
 }

@@ -56,21 +56,10 @@ SKN_API void skn_gltf_close(skn_gltf *gltf) {
   if (gltf) skn__gltf_free(gltf);
 }
 
-/* Copies `info` (whose first member is struct_size) into out, as far as out's struct_size reaches. */
-static skn_status fill(void *out, const void *info, size_t size, size_t v1_size, const char *call) {
-  uint32_t want;
-  memcpy(&want, out, sizeof want);
-  if (want < v1_size)
-    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: struct_size %u is smaller than %zu", call, want, v1_size);
-  memcpy(out, info, SKN_MIN((size_t)want, size));
-  memcpy(out, &want, sizeof want);
-  return SKN_OK;
-}
-
 SKN_API skn_status skn_gltf_info_get(const skn_gltf *g, skn_gltf_info *out) {
   if (!g || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_info_get: gltf and out are required");
   skn_gltf_info info = {sizeof info, g->skinned_count, g->skin_count, g->animation_count, g->node_count, g->mesh_count};
-  return fill(out, &info, sizeof info, sizeof info, "gltf_info_get");
+  return skn__fill_info(out, &info, sizeof info, sizeof info, "gltf_info_get");
 }
 
 uint32_t skn__gltf_triangle_count(const skn_gltf *g, const gltf_primitive *p) {
@@ -99,7 +88,7 @@ SKN_API skn_status skn_gltf_primitive_info_get(const skn_gltf *g, uint32_t primi
                                   g->skins[sp->skin].joint_count, 4 * p->set_count,
                                   (p->normal >= 0 ? SKN_GLTF_HAS_NORMALS : 0u) | (p->tangent >= 0 ? SKN_GLTF_HAS_TANGENTS : 0u),
                                   g->meshes[p->mesh].name};
-  return fill(out, &info, sizeof info, sizeof info, "gltf_primitive_info_get");
+  return skn__fill_info(out, &info, sizeof info, sizeof info, "gltf_primitive_info_get");
 }
 
 SKN_API skn_status skn_gltf_animation_info_get(const skn_gltf *g, uint32_t animation, skn_gltf_animation_info *out) {
@@ -109,7 +98,7 @@ SKN_API skn_status skn_gltf_animation_info_get(const skn_gltf *g, uint32_t anima
                      g->animation_count);
   const gltf_animation *a = &g->animations[animation];
   skn_gltf_animation_info info = {sizeof info, a->channel_count, a->start, a->end, a->name};
-  return fill(out, &info, sizeof info, sizeof info, "gltf_animation_info_get");
+  return skn__fill_info(out, &info, sizeof info, sizeof info, "gltf_animation_info_get");
 }
 
 SKN_API skn_status skn_gltf_find_animation(const skn_gltf *g, const char *name, uint32_t *out_index) {

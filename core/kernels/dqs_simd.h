@@ -93,7 +93,23 @@ SKN_INLINE float dq_blend(const float *pal, const uint16_t *J, const float *W, c
   return wsum;
 }
 
-typedef struct vertex_out { v4 p, n, t; } vertex_out;
+/* Normal and tangent under S (if any), then the rotation: n = R S^-T n0,
+ * t = R S t0 with w flipped where S mirrors. Shared by DQS and COR. */
+SKN_INLINE void rotate_attributes(const skn_skin_job *job, uint32_t v, const rigid *r, mat s, const int scaled,
+                                  const int normals, const int tangents, vertex_out *o) {
+  const skn_rig *rig = job->rig;
+  if (normals) {
+    const float *q = rig->normals + (size_t)v * 3;
+    v4 y = scaled ? mat_apply(normal_of(s), q[0], q[1], q[2], 0.0f) : (v4){q[0], q[1], q[2], 0.0f};
+    o->n = unit3(rotate(r, y));
+  }
+  if (tangents) {
+    const float *t = rig->tangents + (size_t)v * 4;
+    v4 y = scaled ? mat_apply(s, t[0], t[1], t[2], 0.0f) : (v4){t[0], t[1], t[2], 0.0f};
+    o->t = unit3(rotate(r, y));
+    o->t[3] = scaled && mat_det3(s) < 0.0f ? -t[3] : t[3];
+  }
+}
 
 /* DQS of one vertex: v = c (S v0), n = R(c) S^-T n0, t = R(c) S t0. */
 SKN_INLINE void dqs_vertex(const skn_skin_job *job, uint32_t v, const uint16_t *J, const float *W, const int k,
@@ -108,41 +124,7 @@ SKN_INLINE void dqs_vertex(const skn_skin_job *job, uint32_t v, const uint16_t *
   v4 x = scaled ? mat_apply(s, p[0], p[1], p[2], 1.0f) : (v4){p[0], p[1], p[2], 0.0f};
   x[3] = 0.0f;
   o->p = rotate(&m, x) + m.t;
-  if (normals) {
-    const float *q = rig->normals + (size_t)v * 3;
-    v4 y = scaled ? mat_apply(normal_of(s), q[0], q[1], q[2], 0.0f) : (v4){q[0], q[1], q[2], 0.0f};
-    o->n = unit3(rotate(&m, y));
-  }
-  if (tangents) {
-    const float *t = rig->tangents + (size_t)v * 4;
-    v4 y = scaled ? mat_apply(s, t[0], t[1], t[2], 0.0f) : (v4){t[0], t[1], t[2], 0.0f};
-    o->t = unit3(rotate(&m, y));
-    o->t[3] = scaled && mat_det3(s) < 0.0f ? -t[3] : t[3];
-  }
-}
-
-/* LBS of one vertex into o (lbs_vertex writes to memory; BLEND and COR mix first). */
-SKN_INLINE void lbs_vertex_out(const skn_skin_job *job, uint32_t v, const uint16_t *J, const float *W, const int k,
-                               const int normals, const int tangents, vertex_out *o) {
-  const skn_rig *rig = job->rig;
-  const float *pal = job->pose->simd_lbs;
-  mat a = mat_zero(), n = mat_zero();
-  for (int i = 0; i < k; ++i) {
-    const float *e = pal + (size_t)J[i] * SKN_SIMD_FLOATS;
-    a = mat_fma(a, W[i], e);
-    if (normals) n = mat_fma(n, W[i], e + 16);
-  }
-  const float *p = rig->positions + (size_t)v * 3;
-  o->p = mat_apply(a, p[0], p[1], p[2], 1.0f);
-  if (normals) {
-    const float *q = rig->normals + (size_t)v * 3;
-    o->n = unit3(mat_apply(n, q[0], q[1], q[2], 0.0f));
-  }
-  if (tangents) {
-    const float *t = rig->tangents + (size_t)v * 4;
-    o->t = unit3(mat_apply(a, t[0], t[1], t[2], 0.0f));
-    o->t[3] = mat_det3(a) < 0.0f ? -t[3] : t[3];
-  }
+  rotate_attributes(job, v, &m, s, scaled, normals, tangents, o);
 }
 
 /* COR of one vertex (cor.c): R from the blended quaternion, S as in DQS,
@@ -162,24 +144,7 @@ SKN_INLINE void cor_vertex(const skn_skin_job *job, uint32_t v, const uint16_t *
   v4 d = {p[0] - c[0], p[1] - c[1], p[2] - c[2], 0.0f};
   v4 x = scaled ? mat_apply(s, d[0], d[1], d[2], 0.0f) : d;
   o->p = rotate(&r, x) + mat_apply(a, c[0], c[1], c[2], 1.0f) * (1.0f / wsum);
-  if (normals) {
-    const float *q = rig->normals + (size_t)v * 3;
-    v4 y = scaled ? mat_apply(normal_of(s), q[0], q[1], q[2], 0.0f) : (v4){q[0], q[1], q[2], 0.0f};
-    o->n = unit3(rotate(&r, y));
-  }
-  if (tangents) {
-    const float *t = rig->tangents + (size_t)v * 4;
-    v4 y = scaled ? mat_apply(s, t[0], t[1], t[2], 0.0f) : (v4){t[0], t[1], t[2], 0.0f};
-    o->t = unit3(rotate(&r, y));
-    o->t[3] = scaled && mat_det3(s) < 0.0f ? -t[3] : t[3];
-  }
-}
-
-SKN_INLINE void store_out(const skn_skin_job *job, uint32_t v, const vertex_out *o, const int normals, const int tangents,
-                          int wide) {
-  put3(job->positions + (size_t)v * job->position_stride, o->p, wide);
-  if (normals) put3(job->normals + (size_t)v * job->normal_stride, o->n, wide && job->normal_stride == 12);
-  if (tangents) memcpy(job->tangents + (size_t)v * job->tangent_stride, &o->t, 16);
+  rotate_attributes(job, v, &r, s, scaled, normals, tangents, o);
 }
 
 enum { KIND_DQS, KIND_BLEND, KIND_COR };
@@ -193,10 +158,10 @@ SKN_INLINE void dq_family_vertex(const skn_skin_job *job, uint32_t v, const uint
     dqs_vertex(job, v, J, W, k, normals, tangents, scaled, &o);
   } else if (kind == KIND_COR) {
     if (job->rig->has_center[v]) cor_vertex(job, v, J, W, k, normals, tangents, scaled, &o);
-    else lbs_vertex_out(job, v, J, W, k, normals, tangents, &o);
+    else lbs_vertex(job, v, J, W, k, normals, tangents, &o);
   } else {
     float bw = job->rig->blend_weights[v];
-    lbs_vertex_out(job, v, J, W, k, normals, tangents, &o);
+    lbs_vertex(job, v, J, W, k, normals, tangents, &o);
     if (bw != 0.0f) {
       dqs_vertex(job, v, J, W, k, normals, tangents, scaled, &d);
       o.p += bw * (d.p - o.p);

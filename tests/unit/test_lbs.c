@@ -130,11 +130,8 @@ START_TEST(formulations_agree) {
     for (uint32_t k = 1; k <= 8; ++k) {
       test_rig t;
       uint32_t nv = 400;
-      test_rig_random(&t, 100 + k * 10 + scale_mode, 16, nv, k, scale_mode);
-      skn_bind_desc d = test_rig_desc(&t);
-      skn_rig *rig = bind_or_fail(&d);
-      skn_pose *pose = pose_or_fail(rig);
-      ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
+      skn_pose *pose;
+      skn_rig *rig = posed_random_rig(&t, 100 + k * 10 + scale_mode, 16, nv, k, scale_mode, &pose);
       double (*pal)[16] = malloc(t.joint_count * sizeof *pal);
       ref_palette(&t, pal);
       float *p[2], *n[2];
@@ -235,11 +232,8 @@ END_TEST
 START_TEST(ranges_and_threads) {
   test_rig t;
   uint32_t nv = 50000;
-  test_rig_random(&t, 11, 30, nv, 4, 1);
-  skn_bind_desc d = test_rig_desc(&t);
-  skn_rig *rig = bind_or_fail(&d);
-  skn_pose *pose = pose_or_fail(rig);
-  ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
+  skn_pose *pose;
+  skn_rig *rig = posed_random_rig(&t, 11, 30, nv, 4, 1, &pose);
   float *whole = malloc(nv * 3 * sizeof(float)), *parts = malloc(nv * 3 * sizeof(float));
   skn_skin_desc s = {sizeof s};
   s.positions.data = whole;
@@ -270,11 +264,8 @@ END_TEST
 /* Interleaved output: stride leaves the bytes between elements alone. */
 START_TEST(strided_output) {
   test_rig t;
-  test_rig_random(&t, 5, 6, 100, 3, 0);
-  skn_bind_desc d = test_rig_desc(&t);
-  skn_rig *rig = bind_or_fail(&d);
-  skn_pose *pose = pose_or_fail(rig);
-  ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
+  skn_pose *pose;
+  skn_rig *rig = posed_random_rig(&t, 5, 6, 100, 3, 0, &pose);
   float packed[300], inter[100 * 8];
   skin_or_fail(rig, pose, SKN_METHOD_LBS_MATRIX, packed, NULL, NULL);
   for (int i = 0; i < 800; ++i) inter[i] = -7.0f;

@@ -383,11 +383,8 @@ START_TEST(dqs_matches_reference) {
       for (uint32_t k = 1; k <= 8; k += 3) {
         test_rig t;
         uint32_t nv = 300;
-        test_rig_random(&t, 700 + scale_mode * 10 + k, 10, nv, k, scale_mode);
-        skn_bind_desc d = test_rig_desc(&t);
-        skn_rig *rig = bind_or_fail(&d);
-        skn_pose *pose = pose_or_fail(rig);
-        ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
+        skn_pose *pose;
+        skn_rig *rig = posed_random_rig(&t, 700 + scale_mode * 10 + k, 10, nv, k, scale_mode, &pose);
         double (*pal)[16] = malloc(t.joint_count * sizeof *pal);
         ref_joint *rj = malloc(t.joint_count * sizeof *rj);
         ref_palette(&t, pal);
@@ -427,11 +424,8 @@ END_TEST
 START_TEST(dqs_single_influence_and_rigid_splits) {
   test_rig t;
   uint32_t nv = 200;
-  test_rig_random(&t, 81, 8, nv, 1, 2);
-  skn_bind_desc d = test_rig_desc(&t);
-  skn_rig *rig = bind_or_fail(&d);
-  skn_pose *pose = pose_or_fail(rig);
-  ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
+  skn_pose *pose;
+  skn_rig *rig = posed_random_rig(&t, 81, 8, nv, 1, 2, &pose);
   float lbs[600], dqs[600];
   skin_or_fail(rig, pose, SKN_METHOD_LBS_MATRIX, lbs, NULL, NULL);
   for (int split = 0; split < 2; ++split) {
@@ -446,11 +440,7 @@ START_TEST(dqs_single_influence_and_rigid_splits) {
   skn_rig_destroy(rig);
   test_rig_free(&t);
 
-  test_rig_random(&t, 82, 8, nv, 4, 0); /* rigid */
-  d = test_rig_desc(&t);
-  rig = bind_or_fail(&d);
-  pose = pose_or_fail(rig);
-  ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
+  rig = posed_random_rig(&t, 82, 8, nv, 4, 0, &pose); /* rigid */
   float polar[600], keep_y[600];
   skn_skin_desc s = {sizeof s};
   s.method = SKN_METHOD_DQS;

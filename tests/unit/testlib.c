@@ -233,6 +233,16 @@ skn_bind_desc test_rig_desc(const test_rig *t) {
   return d;
 }
 
+skn_rig *posed_random_rig(test_rig *t, uint64_t seed, uint32_t joints, uint32_t vertices, uint32_t k,
+                          int scale_mode, skn_pose **pose) {
+  test_rig_random(t, seed, joints, vertices, k, scale_mode);
+  skn_bind_desc d = test_rig_desc(t);
+  skn_rig *rig = bind_or_fail(&d);
+  *pose = pose_or_fail(rig);
+  ck_assert_int_eq(skn_pose_set_local(*pose, 0, t->joint_count, t->pose), SKN_OK);
+  return rig;
+}
+
 void ref_palette(const test_rig *t, double (*palette)[16]) {
   double (*world)[16] = malloc(t->joint_count * sizeof *world);
   world_all(t, t->pose, world);

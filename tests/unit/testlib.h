@@ -52,6 +52,11 @@ void test_rig_random(test_rig *t, uint64_t seed, uint32_t joints, uint32_t verti
 void test_rig_free(test_rig *t);
 skn_bind_desc test_rig_desc(const test_rig *t); /* bind matrices, fixed-width influences */
 
+/* test_rig_random, bound as test_rig_desc describes it, with a pose set to
+ * t->pose in *pose. */
+skn_rig *posed_random_rig(test_rig *t, uint64_t seed, uint32_t joints, uint32_t vertices, uint32_t k,
+                          int scale_mode, skn_pose **pose);
+
 /* The reference: world matrices of t->pose by FK and v = sum w_i M_i v0 (and
  * normals by the inverse-transpose), in double, for vertex v; weights
  * normalized by their sum. */
