@@ -332,6 +332,21 @@ typedef enum skn_dqs_scale {
   SKN_DQS_SCALE_FORCE_U32 = 0x7FFFFFFF
 } skn_dqs_scale;
 
+/* How the kernels write their outputs. Streaming (non-temporal) stores go
+ * around the caches: they save the read-for-ownership of every output line
+ * where the results are not read again soon (a mesh larger than the
+ * last-level cache, uploaded elsewhere), and cost a trip to memory where
+ * they are. The results are bit-identical either way. Today the
+ * SKN_METHOD_LBS_MATRIX kernels stream, for whole 16-vertex groups whose
+ * packed output is aligned to the vector width (64 bytes under AVX-512);
+ * everything else is written through the caches. */
+typedef enum skn_stores {
+  SKN_STORES_AUTO = 0,   /* streaming where the call's inputs and outputs exceed the last-level cache */
+  SKN_STORES_CACHED,     /* always through the caches */
+  SKN_STORES_STREAMING,  /* streaming wherever the kernel can */
+  SKN_STORES_FORCE_U32 = 0x7FFFFFFF
+} skn_stores;
+
 typedef struct skn_skin_desc {
   uint32_t struct_size;
   skn_method method;
@@ -343,6 +358,8 @@ typedef struct skn_skin_desc {
                                  needs tangents at bind */
   uint32_t threads;           /* 0 = library default (all cores), 1 = the calling thread only */
   skn_dqs_scale dqs_scale;    /* how DQS splits each M_i into rigid part and scale/shear */
+  /* appended: a caller passing struct_size 72 gets SKN_STORES_AUTO */
+  skn_stores stores;          /* cached or streaming output stores; 0 = SKN_STORES_AUTO */
 } skn_skin_desc;
 
 /* The instruction sets skn's kernels come in. All give the same results

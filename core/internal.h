@@ -143,6 +143,7 @@ typedef struct skn_skin_job {
   char *positions, *normals, *tangents;
   size_t position_stride, normal_stride, tangent_stride;
   int split;                     /* skn_dqs_scale, for DQS, BLEND and COR */
+  int stream;                    /* streaming stores where the kernel can (skn_stores) */
 } skn_skin_job;
 
 /* One vertex's results; n and t are filled only where the job asks. */

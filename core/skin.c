@@ -4,6 +4,7 @@
 #include "kernels/kernels.h"
 
 #include <string.h>
+#include <unistd.h>
 
 /* Vertices per block handed to a thread: about four blocks per thread, so
  * that the threads finish together, but between 1,024 (the hand-off must
@@ -77,6 +78,8 @@ static skn_status check_request(const skn_rig *rig, const skn_pose *pose, const 
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: method %u is not a skn_method", (unsigned)d->method);
   if ((unsigned)d->dqs_scale > SKN_DQS_SCALE_KEEP_Y)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: dqs_scale %u is not a skn_dqs_scale", (unsigned)d->dqs_scale);
+  if ((unsigned)d->stores > SKN_STORES_STREAMING)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "skin: stores %u is not a skn_stores", (unsigned)d->stores);
   if (d->first_vertex >= rig->vertex_count)
     return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "skin: first_vertex %u >= vertex_count %u", d->first_vertex,
                      rig->vertex_count);
@@ -89,6 +92,23 @@ static skn_status check_request(const skn_rig *rig, const skn_pose *pose, const 
   if (s == SKN_OK) s = check_output(d->tangents, 4, rig->tangents != NULL, "tangents");
   if (s == SKN_OK) s = check_method(rig, pose, d);
   return s;
+}
+
+/* SKN_STORES_AUTO: stream where the call moves more than the last-level
+ * cache holds, so that its outputs would be evicted before anyone reads
+ * them (bytes as the benchmark counts them: rest attributes, influences,
+ * results). */
+static int use_streaming(const skn_rig *rig, const skn_skin_desc *d, uint32_t count) {
+  if (d->stores != SKN_STORES_AUTO) return d->stores == SKN_STORES_STREAMING;
+  static long llc = -1; /* racy but idempotent */
+  if (llc < 0) {
+    long c = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    llc = c > 0 ? c : 32l << 20;
+  }
+  double per_vertex = 24.0 + 6.0 * rig->max_influences_per_vertex;
+  if (d->normals.data) per_vertex += 24.0;
+  if (d->tangents.data) per_vertex += 32.0;
+  return per_vertex * count > (double)llc;
 }
 
 typedef struct skin_run {
@@ -117,10 +137,11 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
   skin_run run = {{rig, pose, d.positions.data, d.normals.data, d.tangents.data,
                    d.positions.stride ? d.positions.stride : 3 * sizeof(float),
                    d.normals.stride ? d.normals.stride : 3 * sizeof(float),
-                   d.tangents.stride ? d.tangents.stride : 4 * sizeof(float), (int)d.dqs_scale},
+                   d.tangents.stride ? d.tangents.stride : 4 * sizeof(float), (int)d.dqs_scale, 0},
                   pick_kernel(rig, d.method),
                   d.first_vertex,
                   d.vertex_count ? d.first_vertex + d.vertex_count : rig->vertex_count, 0};
+  run.job.stream = use_streaming(rig, &d, run.end - run.first);
   uint32_t threads = d.threads == 1 ? 1 : d.threads ? SKN_MIN(d.threads, skn__pool_size()) : skn__pool_size();
   run.block = block_vertices(run.end - run.first, threads);
   uint32_t blocks = (run.end - run.first + run.block - 1) / run.block;

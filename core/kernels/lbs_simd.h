@@ -7,6 +7,7 @@
  * specialisation, so the loops unroll. */
 #include "kernels.h"
 #include "simd.h"
+#include "soa.h"
 
 /* One vertex's results, before they are stored (BLEND and COR mix first). */
 typedef struct vertex_out { v4 p, n, t; } vertex_out;
@@ -44,27 +45,146 @@ SKN_INLINE void store_out(const skn_skin_job *job, uint32_t v, const vertex_out 
   if (tangents) memcpy(job->tangents + (size_t)v * job->tangent_stride, &o->t, 16);
 }
 
-/* Vertices [lo, hi) of one block, k fixed (0: the block's own, not unrolled). */
-SKN_INLINE void lbs_run(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, uint32_t end,
-                        const int k, const int normals, const int tangents) {
+/* sum w_i (the 16 floats at pal + J_i * SKN_SIMD_FLOATS + at): LBS's M (at
+ * 0) or its normal matrix (at 16). */
+SKN_INLINE mat mat_blend(const float *pal, const uint16_t *J, const float *W, const int k, const int at) {
+  mat m = mat_zero();
+  SKN_UNROLL for (int i = 0; i < k; ++i) m = mat_fma(m, W[i], pal + (size_t)J[i] * SKN_SIMD_FLOATS + at);
+  return m;
+}
+
+/* rows[c] = lane c of the group's matrices, c = 0..15 (columns c0 c1 c2 t,
+ * four lanes each): the transpose of the SKN_L x 16 block, a part of
+ * SKN_L lanes at a time. */
+SKN_INLINE void mats_to_rows(const mat m[SKN_L], lanes rows[16]) {
+  SKN_UNROLL for (int part = 0; part < 16 / SKN_L; ++part) {
+    lanes r[SKN_L];
+    SKN_UNROLL for (int l = 0; l < SKN_L; ++l) memcpy(&r[l], (const float *)&m[l] + part * SKN_L, sizeof r[l]);
+    lanes_transpose(r);
+    SKN_UNROLL for (int l = 0; l < SKN_L; ++l) rows[part * SKN_L + l] = r[l];
+  }
+}
+
+/* (x, y, z, w) through the group's matrices, given as rows. */
+SKN_INLINE void rows_apply(const lanes r[16], lanes x, lanes y, lanes z, const int affine, lanes out[3]) {
+  SKN_UNROLL for (int c = 0; c < 3; ++c) {
+    out[c] = lanes_fma(r[8 + c], z, affine ? r[12 + c] : lanes_splat(0.0f));
+    out[c] = lanes_fma(r[4 + c], y, out[c]);
+    out[c] = lanes_fma(r[c], x, out[c]);
+  }
+}
+
+/* The group's rest attribute (`width` floats per vertex) for vertices
+ * v .. v + n - 1, n <= SKN_L, as `width` lanes vectors; a partial group's
+ * missing lanes repeat its last vertex. */
+SKN_INLINE void group_load(const float *src, uint32_t v, const uint32_t n, const int width, lanes out[4]) {
+  const float *p = src + (size_t)v * width;
+  float f[4 * SKN_L];
+  if (n < SKN_L) {
+    memcpy(f, p, n * width * sizeof *f);
+    for (uint32_t l = n; l < SKN_L; ++l) memcpy(f + l * width, p + (n - 1) * width, width * sizeof *f);
+    p = f;
+  }
+  if (width == 3) lanes_load3(p, &out[0], &out[1], &out[2]);
+  else lanes_load4(p, &out[0], &out[1], &out[2], &out[3]);
+}
+
+/* Writes the group's first n results (`width` floats each) at dst + v * stride:
+ * full-width stores where the group is whole and the output packed, else
+ * vertex by vertex. */
+SKN_INLINE void group_store(char *dst, size_t stride, uint32_t v, const uint32_t n, const int width, const lanes o[4],
+                            const int stream) {
+  if (n == SKN_L && stride == width * sizeof(float)) {
+    float *p = (float *)(dst + (size_t)v * stride);
+    if (width == 3) lanes_store3(p, o[0], o[1], o[2], stream && ((uintptr_t)p & (sizeof(lanes) - 1)) == 0);
+    else lanes_store4(p, o[0], o[1], o[2], o[3], stream && ((uintptr_t)p & (sizeof(lanes) - 1)) == 0);
+    return;
+  }
+  float f[4][SKN_L];
+  for (int c = 0; c < width; ++c) lanes_store(f[c], o[c]);
+  for (uint32_t l = 0; l < n; ++l) {
+    float e[4] = {f[0][l], f[1][l], f[2][l], width == 4 ? f[3][l] : 0.0f};
+    memcpy(dst + (size_t)(v + l) * stride, e, width * sizeof *e);
+  }
+}
+
+/* The group's matrices sum w_i M_i into m and, if normals, their normal
+ * matrices into nm (one pass over the influences: the two share the index
+ * and weight loads); lanes past n repeat the last vertex. */
+SKN_INLINE void group_blend(const float *pal, const uint16_t *J, const float *W, const int k, const uint32_t n,
+                            const int normals, mat m[SKN_L], mat nm[SKN_L]) {
+  SKN_UNROLL for (uint32_t l = 0; l < SKN_L; ++l) {
+    uint32_t s = (l < n ? l : n - 1) * k;
+    mat a = mat_zero(), b = mat_zero();
+    SKN_UNROLL for (int i = 0; i < k; ++i) {
+      const float *e = pal + (size_t)J[s + i] * SKN_SIMD_FLOATS;
+      a = mat_fma(a, W[s + i], e);
+      if (normals) b = mat_fma(b, W[s + i], e + 16);
+    }
+    m[l] = a;
+    nm[l] = b; /* (zero without normals, and unused) */
+  }
+}
+
+/* LBS of vertices v .. v + n - 1 (n <= SKN_L, all in one block, whose
+ * influences for them start at J, W, k per vertex): the per-vertex blends,
+ * one transpose, then eq. 4 and 9 for the whole group. Every vertex goes
+ * through the same lanes arithmetic whatever its group, so that ranges and
+ * thread counts give bit-identical results. */
+SKN_INLINE void lbs_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
+                          const int k, const int normals, const int tangents) {
   const skn_rig *rig = job->rig;
-  const int width = k ? k : (int)b->k, packed = job->position_stride == 12;
-  for (uint32_t v = lo; v < hi; ++v) {
+  const float *pal = job->pose->simd_lbs;
+  mat m[SKN_L], nm[SKN_L];
+  lanes r[16], in[4], o[4];
+  group_blend(pal, J, W, k, n, normals, m, nm);
+  mats_to_rows(m, r);
+  group_load(rig->positions, v, n, 3, in);
+  rows_apply(r, in[0], in[1], in[2], 1, o);
+  group_store(job->positions, job->position_stride, v, n, 3, o, job->stream);
+  if (tangents) { /* t = M t0, w negated where det M < 0 */
+    lanes det = r[0] * (r[5] * r[10] - r[6] * r[9]) - r[4] * (r[1] * r[10] - r[2] * r[9]) +
+                r[8] * (r[1] * r[6] - r[2] * r[5]);
+    group_load(rig->tangents, v, n, 4, in);
+    rows_apply(r, in[0], in[1], in[2], 0, o);
+    lanes_unit3(&o[0], &o[1], &o[2]);
+    o[3] = lanes_flip_where_negative(in[3], det);
+    group_store(job->tangents, job->tangent_stride, v, n, 4, o, job->stream);
+  }
+  if (normals) {
+    mats_to_rows(nm, r);
+    group_load(rig->normals, v, n, 3, in);
+    rows_apply(r, in[0], in[1], in[2], 0, o);
+    lanes_unit3(&o[0], &o[1], &o[2]);
+    group_store(job->normals, job->normal_stride, v, n, 3, o, job->stream);
+  }
+}
+
+/* Vertices [lo, hi) of one block, k fixed (0: the block's own, not
+ * unrolled), SKN_L at a time. */
+SKN_INLINE void lbs_run(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, const int k,
+                        const int normals, const int tangents) {
+  const skn_rig *rig = job->rig;
+  const int width = k ? k : (int)b->k;
+  uint32_t v = lo;
+  for (; v + SKN_L <= hi; v += SKN_L) {
     size_t at = b->offset + (size_t)(v - b->first) * width;
-    vertex_out o;
-    lbs_vertex(job, v, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents, &o);
-    store_out(job, v, &o, normals, tangents, packed && v + 1 < end);
+    lbs_group(job, v, SKN_L, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents);
+  }
+  if (v < hi) {
+    size_t at = b->offset + (size_t)(v - b->first) * width;
+    lbs_group(job, v, hi - v, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents);
   }
 }
 
 #define SKN_LBS_CASES(N, T)                                                                  \
   switch (b->k) {                                                                            \
-  case 1: lbs_run(job, b, lo, hi, end, 1, N, T); break;                                      \
-  case 2: lbs_run(job, b, lo, hi, end, 2, N, T); break;                                      \
-  case 3: lbs_run(job, b, lo, hi, end, 3, N, T); break;                                      \
-  case 4: lbs_run(job, b, lo, hi, end, 4, N, T); break;                                      \
-  case 8: lbs_run(job, b, lo, hi, end, 8, N, T); break;                                      \
-  default: lbs_run(job, b, lo, hi, end, 0, N, T); break;                                     \
+  case 1: lbs_run(job, b, lo, hi, 1, N, T); break;                                      \
+  case 2: lbs_run(job, b, lo, hi, 2, N, T); break;                                      \
+  case 3: lbs_run(job, b, lo, hi, 3, N, T); break;                                      \
+  case 4: lbs_run(job, b, lo, hi, 4, N, T); break;                                      \
+  case 8: lbs_run(job, b, lo, hi, 8, N, T); break;                                      \
+  default: lbs_run(job, b, lo, hi, 0, N, T); break;                                     \
   }
 
 void SKN_LBS_KERNEL(const skn_skin_job *job, uint32_t first, uint32_t end) {
@@ -81,4 +201,5 @@ void SKN_LBS_KERNEL(const skn_skin_job *job, uint32_t first, uint32_t end) {
     }
     v = hi;
   }
+  if (job->stream) _mm_sfence(); /* streaming stores are weakly ordered: done before the caller goes on */
 }

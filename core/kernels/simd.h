@@ -7,6 +7,7 @@
 #ifndef SKN_SIMD_H
 #define SKN_SIMD_H
 
+#include <immintrin.h>
 #include <math.h>
 #include <string.h>
 
@@ -42,15 +43,16 @@ SKN_INLINE mat mat_zero(void) {
   return m;
 }
 
-/* m + w * (the 16 floats at p) */
+/* m + w * (the 16 floats at p), fused where the instruction set has FMA
+ * (the library is built as C99, which does not contract a * b + c). */
 SKN_INLINE mat mat_fma(mat m, float w, const float *p) {
 #if defined(__AVX512F__)
   v16 x;
   memcpy(&x, p, sizeof x);
-  m.a += w * x;
+  m.a = (v16)_mm512_fmadd_ps(_mm512_set1_ps(w), (__m512)x, (__m512)m.a);
 #elif defined(__AVX__)
-  m.a += w * ld8(p);
-  m.b += w * ld8(p + 8);
+  m.a = (v8)_mm256_fmadd_ps(_mm256_set1_ps(w), (__m256)ld8(p), (__m256)m.a);
+  m.b = (v8)_mm256_fmadd_ps(_mm256_set1_ps(w), (__m256)ld8(p + 8), (__m256)m.b);
 #else
   m.a += w * ld4(p);
   m.b += w * ld4(p + 4);

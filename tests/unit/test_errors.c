@@ -162,6 +162,7 @@ BREAK(s_normals, f->skin_rig = f->plain_rig; f->target_pose = f->plain_pose; f->
 BREAK(s_tangents, f->skin_rig = f->plain_rig; f->target_pose = f->plain_pose; f->sd.tangents.data = f->out + 32)
 BREAK(s_struct_size, f->sd.struct_size = 4)
 BREAK(s_dqs_scale, f->sd.dqs_scale = (skn_dqs_scale)9)
+BREAK(s_stores, f->sd.stores = (skn_stores)9)
 BREAK(s_stride, f->sd.positions.stride = 8)
 BREAK(s_cor_untriangulated, f->sd.method = SKN_METHOD_COR)
 BREAK(s_blend_unweighted, f->sd.method = SKN_METHOD_BLEND)
@@ -234,6 +235,7 @@ static const bad_row rows[] = {
     {"skin: tangents not bound", SKIN, s_tangents, SKN_ERR_INVALID_ARGUMENT, "tangents"},
     {"skin: struct_size too small", SKIN, s_struct_size, SKN_ERR_INVALID_ARGUMENT, "struct_size 4"},
     {"skin: bad dqs_scale", SKIN, s_dqs_scale, SKN_ERR_INVALID_ARGUMENT, "dqs_scale 9"},
+    {"skin: bad stores", SKIN, s_stores, SKN_ERR_INVALID_ARGUMENT, "stores 9"},
     {"skin: output stride too small", SKIN, s_stride, SKN_ERR_INVALID_ARGUMENT, "stride 8"},
     {"skin: LBS_QUATERNION with shear", SKIN, s_shear, SKN_ERR_UNSUPPORTED, "joint 1"},
     {"skin: COR without triangles", SKIN, s_cor_untriangulated, SKN_ERR_UNSUPPORTED, "needs triangles"},

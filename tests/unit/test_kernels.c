@@ -152,6 +152,54 @@ START_TEST(ranges_and_strides_stay_inside) {
 }
 END_TEST
 
+/* Streaming stores (skn_stores) change where the results go, never what they
+ * are: bit-identical to cached stores with 64-byte aligned and unaligned
+ * outputs, whole and in odd ranges, 1 and 2 threads, every instruction set. */
+START_TEST(streaming_stores_match_cached) {
+  for (size_t l = 0; l < 3; ++l) {
+    if (skn_set_simd(LEVELS[l]) != SKN_OK) continue;
+    test_rig t;
+    uint32_t *off;
+    skn_rig *rig = kernel_rig(&t, 3, 91, &off);
+    skn_pose *pose = pose_or_fail(rig);
+    ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
+    uint32_t nv = t.vertex_count;
+    outputs want = skin_all(rig, pose, SKN_METHOD_LBS_MATRIX, nv, 2, SKN_DQS_SCALE_POLAR);
+    void *mem;
+    ck_assert_int_eq(posix_memalign(&mem, 64, (size_t)nv * 40 + 256), 0);
+    float *buf = mem;
+    for (int shift = 0; shift <= 4; shift += 4) /* floats: aligned, then 16 bytes off */
+      for (uint32_t threads = 1; threads <= 2; ++threads)
+        for (int range = 0; range < 2; ++range) {
+          float *p = buf + shift, *n = p + nv * 3 + 16, *tn = n + nv * 3 + 16;
+          memset(buf, 0, (size_t)nv * 40 + 256);
+          skn_skin_desc s = {sizeof s};
+          s.positions.data = p, s.normals.data = n, s.tangents.data = tn;
+          s.threads = threads;
+          s.stores = SKN_STORES_STREAMING;
+          s.first_vertex = range ? 37 : 0;
+          s.vertex_count = range ? 501 : 0;
+          ck_assert_int_eq(skn_skin(rig, pose, &s), SKN_OK);
+          uint32_t lo = s.first_vertex, hi = range ? lo + s.vertex_count : nv;
+          ck_assert_mem_eq(p + lo * 3, want.p + lo * 3, (hi - lo) * 12);
+          ck_assert_mem_eq(n + lo * 3, want.n + lo * 3, (hi - lo) * 12);
+          ck_assert_mem_eq(tn + lo * 4, want.t + lo * 4, (hi - lo) * 16);
+          if (range) { /* nothing outside the range */
+            ck_assert_float_eq(p[lo * 3 - 1], 0.0f);
+            ck_assert_float_eq(p[hi * 3], 0.0f);
+          }
+        }
+    free(buf);
+    outputs_free(&want);
+    skn_pose_destroy(pose);
+    skn_rig_destroy(rig);
+    free(off);
+    test_rig_free(&t);
+  }
+  ck_assert_int_eq(skn_set_simd(SKN_SIMD_AUTO), SKN_OK);
+}
+END_TEST
+
 START_TEST(simd_choice) {
   ck_assert_int_eq(skn_set_simd(SKN_SIMD_SCALAR), SKN_OK);
   ck_assert_int_eq(skn_get_simd(), SKN_SIMD_SCALAR);
@@ -169,6 +217,7 @@ Suite *suite_kernels(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, every_kernel_matches_the_scalar_reference);
   tcase_add_test(tc, ranges_and_strides_stay_inside);
+  tcase_add_test(tc, streaming_stores_match_cached);
   tcase_add_test(tc, simd_choice);
   suite_add_tcase(s, tc);
   return s;
