@@ -1,12 +1,12 @@
 /* dqs_simd.h — dual quaternion skinning, its blend with LBS, and optimized
- * centers of rotation, vectorised per vertex (the scalar references and
- * their formulas are in dqs.c and cor.c). Per joint the kernels read 32
- * floats (pose->simd_dqs[split]): the unit dual quaternion of the rigid part
- * (8 lanes: real xyzw, dual xyzw) and the bind-space scale/shear S_i as four
- * padded columns. The blended dual quaternion becomes a 3x4 matrix, so that
- * positions, normals and tangents go through the same one-instruction
- * transform as LBS's. Included by the per-instruction-set files after
- * lbs_simd.h. */
+ * centers of rotation, a group of SKN_L vertices at a time like LBS (the
+ * scalar references and their formulas are in dqs.c and cor.c). Per joint
+ * the kernels read 32 floats (pose->simd_dqs[split]): the unit dual
+ * quaternion of the rigid part (8 lanes: real xyzw, dual xyzw) and the
+ * bind-space scale/shear S_i as four padded columns. The dual quaternions
+ * are blended per vertex (the antipodality test needs the running sum),
+ * then transposed; normalising, rotating and translating happen in lanes.
+ * Included by the per-instruction-set files after lbs_simd.h. */
 
 SKN_INLINE float dot4(v4 a, v4 b) {
   v4 p = a * b;
@@ -22,55 +22,6 @@ SKN_INLINE mat mat_scale(mat m, float s) {
   m.a *= s, m.b *= s, m.c *= s, m.d *= s;
 #endif
   return m;
-}
-
-SKN_INLINE mat mat_from(const float f[16]) {
-  mat m;
-  memcpy(&m, f, sizeof m);
-  return m;
-}
-
-/* a x b in the first three lanes (lane 3: 0 for such inputs). */
-SKN_INLINE v4 cross3(v4 a, v4 b) {
-  v4 c = a * __builtin_shufflevector(b, b, 1, 2, 0, 3) - __builtin_shufflevector(a, a, 1, 2, 0, 3) * b;
-  return __builtin_shufflevector(c, c, 1, 2, 0, 3);
-}
-
-/* A blended dual quaternion, both parts divided by |real| first as the
- * scalar reference does (Kavan et al. 2008, §3, DLB): the rotation's vector
- * part u (lane 3: 0), its w, and the translation
- * t = 2 (w qe.xyz - qe.w u + u x qe.xyz). */
-typedef struct rigid { v4 u, t; float w; } rigid;
-
-SKN_INLINE rigid dq_rigid(v8 b) {
-  v4 r = __builtin_shufflevector(b, b, 0, 1, 2, 3);
-  b *= 1.0f / sqrtf(dot4(r, r));
-  rigid m;
-  v4 e = __builtin_shufflevector(b, b, 4, 5, 6, 7);
-  m.u = __builtin_shufflevector(b, b, 0, 1, 2, 3);
-  m.w = m.u[3];
-  m.u[3] = 0.0f;
-  float ew = e[3];
-  e[3] = 0.0f;
-  m.t = 2.0f * (m.w * e - ew * m.u + cross3(m.u, e));
-  return m;
-}
-
-/* v rotated by the unit quaternion (u, w): v + w t + u x t with t = 2 u x v. */
-SKN_INLINE v4 rotate(const rigid *m, v4 v) {
-  v4 t = 2.0f * cross3(m->u, v);
-  return v + m->w * t + cross3(m->u, t);
-}
-
-/* The cofactor matrix of S's 3x3 with det's sign, as columns (normals: S^-T up to a positive factor). */
-SKN_INLINE mat normal_of(mat s) {
-  v4 a = mat_column(s, 0), b = mat_column(s, 1), c = mat_column(s, 2);
-  float sign = mat_det3(s) < 0.0f ? -1.0f : 1.0f;
-  float f[16] = {sign * (b[1] * c[2] - b[2] * c[1]), sign * (b[2] * c[0] - b[0] * c[2]), sign * (b[0] * c[1] - b[1] * c[0]), 0,
-                 sign * (c[1] * a[2] - c[2] * a[1]), sign * (c[2] * a[0] - c[0] * a[2]), sign * (c[0] * a[1] - c[1] * a[0]), 0,
-                 sign * (a[1] * b[2] - a[2] * b[1]), sign * (a[2] * b[0] - a[0] * b[2]), sign * (a[0] * b[1] - a[1] * b[0]), 0,
-                 0, 0, 0, 0};
-  return mat_from(f);
 }
 
 /* Blends k dual quaternions with Blender's antipodality rule (a quaternion
@@ -93,107 +44,199 @@ SKN_INLINE float dq_blend(const float *pal, const uint16_t *J, const float *W, c
   return wsum;
 }
 
-/* Normal and tangent under S (if any), then the rotation: n = R S^-T n0,
- * t = R S t0 with w flipped where S mirrors. Shared by DQS and COR. */
-SKN_INLINE void rotate_attributes(const skn_skin_job *job, uint32_t v, const rigid *r, mat s, const int scaled,
-                                  const int normals, const int tangents, vertex_out *o) {
-  const skn_rig *rig = job->rig;
-  if (normals) {
-    const float *q = rig->normals + (size_t)v * 3;
-    v4 y = scaled ? mat_apply(normal_of(s), q[0], q[1], q[2], 0.0f) : (v4){q[0], q[1], q[2], 0.0f};
-    o->n = unit3(rotate(r, y));
-  }
-  if (tangents) {
-    const float *t = rig->tangents + (size_t)v * 4;
-    v4 y = scaled ? mat_apply(s, t[0], t[1], t[2], 0.0f) : (v4){t[0], t[1], t[2], 0.0f};
-    o->t = unit3(rotate(r, y));
-    o->t[3] = scaled && mat_det3(s) < 0.0f ? -t[3] : t[3];
-  }
-}
-
-/* DQS of one vertex: v = c (S v0), n = R(c) S^-T n0, t = R(c) S t0. */
-SKN_INLINE void dqs_vertex(const skn_skin_job *job, uint32_t v, const uint16_t *J, const float *W, const int k,
-                           const int normals, const int tangents, const int scaled, vertex_out *o) {
-  const skn_rig *rig = job->rig;
-  v8 b;
-  mat s;
-  float wsum = dq_blend(job->pose->simd_dqs[job->split], J, W, k, scaled, &b, &s);
-  rigid m = dq_rigid(b);
-  if (scaled) s = mat_scale(s, 1.0f / wsum);
-  const float *p = rig->positions + (size_t)v * 3;
-  v4 x = scaled ? mat_apply(s, p[0], p[1], p[2], 1.0f) : (v4){p[0], p[1], p[2], 0.0f};
-  x[3] = 0.0f;
-  o->p = rotate(&m, x) + m.t;
-  rotate_attributes(job, v, &m, s, scaled, normals, tangents, o);
-}
-
-/* COR of one vertex (cor.c): R from the blended quaternion, S as in DQS,
- * v = R S (v0 - p*) + (sum w_i M_i p*) / sum w_i. */
-SKN_INLINE void cor_vertex(const skn_skin_job *job, uint32_t v, const uint16_t *J, const float *W, const int k,
-                           const int normals, const int tangents, const int scaled, vertex_out *o) {
-  const skn_rig *rig = job->rig;
-  const float *lbs = job->pose->simd_lbs, *c = rig->centers + (size_t)v * 3;
-  v8 b;
-  mat s, a = mat_zero();
-  float wsum = dq_blend(job->pose->simd_dqs[job->split], J, W, k, scaled, &b, &s);
-  for (int i = 0; i < k; ++i) a = mat_fma(a, W[i], lbs + (size_t)J[i] * SKN_SIMD_FLOATS);
-  b[4] = b[5] = b[6] = b[7] = 0.0f; /* the rotation alone */
-  rigid r = dq_rigid(b);
-  if (scaled) s = mat_scale(s, 1.0f / wsum);
-  const float *p = rig->positions + (size_t)v * 3;
-  v4 d = {p[0] - c[0], p[1] - c[1], p[2] - c[2], 0.0f};
-  v4 x = scaled ? mat_apply(s, d[0], d[1], d[2], 0.0f) : d;
-  o->p = rotate(&r, x) + mat_apply(a, c[0], c[1], c[2], 1.0f) * (1.0f / wsum);
-  rotate_attributes(job, v, &r, s, scaled, normals, tangents, o);
-}
-
 enum { KIND_DQS, KIND_BLEND, KIND_COR };
 
-/* One vertex of DQS, BLEND or COR; a vertex without influences reads the
- * virtual identity joint, so every method returns its rest attributes. */
-SKN_INLINE void dq_family_vertex(const skn_skin_job *job, uint32_t v, const uint16_t *J, const float *W, const int k,
-                                 const int kind, const int normals, const int tangents, const int scaled, int wide) {
-  vertex_out o, d;
-  if (kind == KIND_DQS) {
-    dqs_vertex(job, v, J, W, k, normals, tangents, scaled, &o);
-  } else if (kind == KIND_COR) {
-    if (job->rig->has_center[v]) cor_vertex(job, v, J, W, k, normals, tangents, scaled, &o);
-    else lbs_vertex(job, v, J, W, k, normals, tangents, &o);
-  } else {
-    float bw = job->rig->blend_weights[v];
-    lbs_vertex(job, v, J, W, k, normals, tangents, &o);
-    if (bw != 0.0f) {
-      dqs_vertex(job, v, J, W, k, normals, tangents, scaled, &d);
-      o.p += bw * (d.p - o.p);
-      if (normals) o.n = unit3(o.n + bw * (d.n - o.n));
-      if (tangents) {
-        float w = bw >= 0.5f ? d.t[3] : o.t[3];
-        o.t = unit3(o.t + bw * (d.t - o.t));
-        o.t[3] = w;
-      }
-    }
-  }
-  store_out(job, v, &o, normals, tangents, wide);
+/* ---- DQS a group at a time (soa.h): the blends per vertex as above, then
+ * one transpose and the rest of Kavan et al.'s algorithm in lanes. ---- */
+
+SKN_INLINE lanes3 l3_cross(lanes3 a, lanes3 b) {
+  return (lanes3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 
-SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, uint32_t end,
-                              const int k, const int kind, const int normals, const int tangents, const int scaled) {
+/* The group's rigid parts: unit rotation (u, w) and translation t, as dq_rigid. */
+typedef struct rigid_lanes { lanes3 u, t; lanes w; } rigid_lanes;
+
+SKN_INLINE rigid_lanes rigid_of_rows(const lanes q[8]) {
+  lanes inv = 1.0f / lanes_sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  rigid_lanes r;
+  r.u = (lanes3){q[0] * inv, q[1] * inv, q[2] * inv};
+  r.w = q[3] * inv;
+  lanes3 e = {q[4] * inv, q[5] * inv, q[6] * inv};
+  lanes ew = q[7] * inv, two = lanes_splat(2.0f);
+  lanes3 c = l3_cross(r.u, e); /* t = 2 (w e - ew u + u x e) */
+  r.t = (lanes3){two * (r.w * e.x - ew * r.u.x + c.x), two * (r.w * e.y - ew * r.u.y + c.y),
+                 two * (r.w * e.z - ew * r.u.z + c.z)};
+  return r;
+}
+
+/* v rotated: v + w t + u x t with t = 2 u x v (as rotate). */
+SKN_INLINE lanes3 rigid_rotate(const rigid_lanes *r, lanes3 v) {
+  lanes3 t = l3_cross(r->u, v);
+  t = (lanes3){t.x + t.x, t.y + t.y, t.z + t.z};
+  lanes3 c = l3_cross(r->u, t);
+  return (lanes3){v.x + r->w * t.x + c.x, v.y + r->w * t.y + c.y, v.z + r->w * t.z + c.z};
+}
+
+/* S^-T up to a positive factor: the cofactor columns (b x c, c x a, a x b) of
+ * S's columns a b c, times det's sign (as normal_of), applied to v. */
+SKN_INLINE lanes3 rows_normal_apply(const lanes s[16], lanes3 v) {
+  lanes3 a = {s[0], s[1], s[2]}, b = {s[4], s[5], s[6]}, c = {s[8], s[9], s[10]};
+  lanes3 ca = l3_cross(b, c), cb = l3_cross(c, a), cc = l3_cross(a, b);
+  lanes3 y = {ca.x * v.x + cb.x * v.y + cc.x * v.z, ca.y * v.x + cb.y * v.y + cc.y * v.z,
+              ca.z * v.x + cb.z * v.y + cc.z * v.z};
+  lanes sign = lanes_flip_where_negative(lanes_splat(1.0f), rows_det3(s));
+  return (lanes3){y.x * sign, y.y * sign, y.z * sign};
+}
+
+/* The group's blended dual quaternions (rows 0..7) and, where scaled, the
+ * S_i blend divided by sum w_i (rows of sr); sum w_i per lane in wsum.
+ * rotation_only: the dual parts zeroed (COR). */
+SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const float *W, const int k,
+                               const uint32_t n, const int scaled, const int rotation_only, lanes qr[16],
+                               lanes sr[16], lanes *wsum) {
+  float q[SKN_L][16] = {{0}}, ws[SKN_L]; /* dual quaternions in 8 floats of 16: the transpose reads whole rows */
+  mat sm[SKN_L];
+  SKN_UNROLL for (uint32_t l = 0; l < SKN_L; ++l) {
+    uint32_t at = (l < n ? l : n - 1) * k;
+    v8 b;
+    mat s;
+    ws[l] = dq_blend(job->pose->simd_dqs[job->split], J + at, W + at, k, scaled, &b, &s);
+    memcpy(q[l], &b, (rotation_only ? 4 : 8) * sizeof(float));
+    if (scaled) sm[l] = mat_scale(s, 1.0f / ws[l]);
+  }
+  records_to_rows(q, 8, qr);
+  if (scaled) records_to_rows(sm, 16, sr);
+  *wsum = lanes_load(ws);
+}
+
+/* Normals and tangents under S (if any) then the rotation, as rotate_attributes. */
+SKN_INLINE void group_rotate_attributes(const skn_rig *rig, uint32_t v, const uint32_t n, const rigid_lanes *r,
+                                        const lanes sr[16], const int scaled, const int normals,
+                                        const int tangents, group_out *o) {
+  if (normals) {
+    lanes3 y = group_load3(rig->normals, v, n);
+    if (scaled) y = rows_normal_apply(sr, y);
+    o->n = l3_unit(rigid_rotate(r, y));
+  }
+  if (tangents) {
+    lanes w;
+    lanes3 y = group_load_tangents(rig, v, n, &w);
+    if (scaled) y = rows_apply3(sr, y, 0);
+    o->t = l3_unit(rigid_rotate(r, y));
+    o->tw = scaled ? lanes_flip_where_negative(w, rows_det3(sr)) : w;
+  }
+}
+
+/* DQS of vertices v .. v + n - 1 (as lbs_group): v = c(S v0), n = R(c) S^-T n0,
+ * t = R(c) S t0 with w flipped where S mirrors. */
+SKN_INLINE void dqs_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
+                          const int k, const int normals, const int tangents, const int scaled, group_out *o) {
+  lanes qr[16], sr[16], wsum;
+  group_dq_blend(job, J, W, k, n, scaled, 0, qr, sr, &wsum);
+  rigid_lanes r = rigid_of_rows(qr);
+  lanes3 x = group_load3(job->rig->positions, v, n);
+  if (scaled) x = rows_apply3(sr, x, 1);
+  lanes3 p = rigid_rotate(&r, x);
+  o->p = (lanes3){p.x + r.t.x, p.y + r.t.y, p.z + r.t.z};
+  group_rotate_attributes(job->rig, v, n, &r, sr, scaled, normals, tangents, o);
+}
+
+/* COR of the group (as cor_vertex): v = R S (v0 - p*) + (sum w_i M_i p*) / sum w_i,
+ * R from the blended rotations alone. */
+SKN_INLINE void cor_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
+                          const int k, const int normals, const int tangents, const int scaled, group_out *o) {
+  lanes qr[16], sr[16], mr[16], wsum;
+  mat m[SKN_L], unused[SKN_L];
+  group_dq_blend(job, J, W, k, n, scaled, 1, qr, sr, &wsum);
+  group_blend(job->pose->simd_lbs, J, W, k, n, 0, m, unused);
+  records_to_rows(m, 16, mr);
+  rigid_lanes r = rigid_of_rows(qr);
+  lanes3 p0 = group_load3(job->rig->positions, v, n), c = group_load3(job->rig->centers, v, n);
+  lanes3 d = {p0.x - c.x, p0.y - c.y, p0.z - c.z};
+  if (scaled) d = rows_apply3(sr, d, 0);
+  lanes3 x = rigid_rotate(&r, d), a = rows_apply3(mr, c, 1);
+  lanes inv = 1.0f / wsum;
+  o->p = (lanes3){x.x + a.x * inv, x.y + a.y * inv, x.z + a.z * inv};
+  group_rotate_attributes(job->rig, v, n, &r, sr, scaled, normals, tangents, o);
+}
+
+/* lanes where mask is set take b's value, the others keep a's. */
+SKN_INLINE lanes lanes_select(ilanes mask, lanes a, lanes b) {
+  ilanes ai, bi;
+  memcpy(&ai, &a, sizeof ai), memcpy(&bi, &b, sizeof bi);
+  ai = (ai & ~mask) | (bi & mask);
+  memcpy(&a, &ai, sizeof a);
+  return a;
+}
+
+SKN_INLINE lanes3 l3_select(ilanes mask, lanes3 a, lanes3 b) {
+  return (lanes3){lanes_select(mask, a.x, b.x), lanes_select(mask, a.y, b.y), lanes_select(mask, a.z, b.z)};
+}
+
+SKN_INLINE lanes3 l3_mix(lanes3 a, lanes3 b, lanes t) {
+  return (lanes3){a.x + t * (b.x - a.x), a.y + t * (b.y - a.y), a.z + t * (b.z - a.z)};
+}
+
+/* One group of DQS, BLEND or COR, stored. BLEND: (1 - b) LBS + b DQS per
+ * vertex, normals and tangents renormalised, the tangent's w from the
+ * larger side; COR: LBS where a vertex has no center. */
+SKN_INLINE void dq_family_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J,
+                                const float *W, const int k, const int kind, const int normals, const int tangents,
+                                const int scaled) {
   const skn_rig *rig = job->rig;
-  const int width = k ? k : (int)b->k, packed = job->position_stride == 12;
-  for (uint32_t v = lo; v < hi; ++v) {
+  group_out o, d;
+  if (kind == KIND_DQS) {
+    dqs_group(job, v, n, J, W, k, normals, tangents, scaled, &o);
+  } else if (kind == KIND_BLEND) {
+    lanes bw[4];
+    float f[SKN_L];
+    for (uint32_t l = 0; l < SKN_L; ++l) f[l] = rig->blend_weights[v + (l < n ? l : n - 1)];
+    bw[0] = lanes_load(f);
+    lbs_group(job, v, n, J, W, k, normals, tangents, &o);
+    dqs_group(job, v, n, J, W, k, normals, tangents, scaled, &d);
+    o.p = l3_mix(o.p, d.p, bw[0]);
+    if (normals) o.n = l3_unit(l3_mix(o.n, d.n, bw[0]));
+    if (tangents) {
+      o.t = l3_unit(l3_mix(o.t, d.t, bw[0]));
+      o.tw = lanes_select(bw[0] >= 0.5f, o.tw, d.tw);
+    }
+  } else {
+    float f[SKN_L];
+    int all = 1;
+    for (uint32_t l = 0; l < SKN_L; ++l) {
+      f[l] = rig->has_center[v + (l < n ? l : n - 1)] ? 1.0f : 0.0f;
+      all &= f[l] != 0.0f;
+    }
+    cor_group(job, v, n, J, W, k, normals, tangents, scaled, &o);
+    if (!all) {
+      ilanes lbs = lanes_load(f) == 0.0f;
+      lbs_group(job, v, n, J, W, k, normals, tangents, &d);
+      o.p = l3_select(lbs, o.p, d.p);
+      if (normals) o.n = l3_select(lbs, o.n, d.n);
+      if (tangents) o.t = l3_select(lbs, o.t, d.t), o.tw = lanes_select(lbs, o.tw, d.tw);
+    }
+  }
+  group_store_out(job, v, n, &o, normals, tangents);
+}
+
+SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, const int k,
+                              const int kind, const int normals, const int tangents, const int scaled) {
+  const skn_rig *rig = job->rig;
+  const int width = k ? k : (int)b->k;
+  for (uint32_t v = lo; v < hi; v += SKN_L) {
     size_t at = b->offset + (size_t)(v - b->first) * width;
-    dq_family_vertex(job, v, rig->packed_joints + at, rig->packed_weights + at, width, kind, normals, tangents, scaled,
-                     packed && v + 1 < end);
+    dq_family_group(job, v, SKN_MIN(SKN_L, hi - v), rig->packed_joints + at, rig->packed_weights + at, width, kind,
+                    normals, tangents, scaled);
   }
 }
 
 #define SKN_DQ_WIDTHS(KIND, N, T, S)                                                          \
   switch (b->k) {                                                                             \
-  case 1: dq_family_run(job, b, lo, hi, end, 1, KIND, N, T, S); break;                        \
-  case 2: dq_family_run(job, b, lo, hi, end, 2, KIND, N, T, S); break;                        \
-  case 4: dq_family_run(job, b, lo, hi, end, 4, KIND, N, T, S); break;                        \
-  case 8: dq_family_run(job, b, lo, hi, end, 8, KIND, N, T, S); break;                        \
-  default: dq_family_run(job, b, lo, hi, end, 0, KIND, N, T, S); break;                       \
+  case 1: dq_family_run(job, b, lo, hi, 1, KIND, N, T, S); break;                        \
+  case 2: dq_family_run(job, b, lo, hi, 2, KIND, N, T, S); break;                        \
+  case 4: dq_family_run(job, b, lo, hi, 4, KIND, N, T, S); break;                        \
+  case 8: dq_family_run(job, b, lo, hi, 8, KIND, N, T, S); break;                        \
+  default: dq_family_run(job, b, lo, hi, 0, KIND, N, T, S); break;                       \
   }
 
 #define SKN_DQ_ATTRS(KIND, S)                                                                 \

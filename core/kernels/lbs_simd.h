@@ -1,65 +1,24 @@
-/* lbs_simd.h — linear blend skinning, vectorised per vertex: the k
- * influences' 3x4 matrices (16 lanes each, kernels.h) are blended with one
- * fused multiply-add apiece, M = sum w_i M_i (eq. 4), the normal matrices
- * likewise (eq. 9), then applied once. Included by lbs_<isa>.c, which name
- * the function (SKN_LBS_KERNEL) and build it for their instruction set; the
- * influence count k and the attributes are compile-time constants in each
- * specialisation, so the loops unroll. */
+/* lbs_simd.h — linear blend skinning, a group of SKN_L vertices at a time
+ * (soa.h). Per vertex, the k influences' 3x4 matrices (16 lanes each,
+ * kernels.h) are blended with one fused multiply-add apiece, M = sum w_i M_i
+ * (eq. 4), the normal matrices likewise (eq. 9); one transpose turns the
+ * group's matrices into rows, and applying them, normalising and storing
+ * happen in lanes, with no horizontal arithmetic. Included by
+ * kernels_<isa>.c, which name the function (SKN_LBS_KERNEL) and build it for
+ * their instruction set; the influence count k and the attributes are
+ * compile-time constants in each specialisation, so the loops unroll. */
 #include "kernels.h"
 #include "simd.h"
 #include "soa.h"
 
-/* One vertex's results, before they are stored (BLEND and COR mix first). */
-typedef struct vertex_out { v4 p, n, t; } vertex_out;
-
-/* LBS of one vertex: M = sum w_i M_i applied to the position and the tangent
- * (w flipped where M mirrors), sum w_i M_i^-T to the normal. */
-SKN_INLINE void lbs_vertex(const skn_skin_job *job, uint32_t v, const uint16_t *J, const float *W, const int k,
-                           const int normals, const int tangents, vertex_out *o) {
-  const skn_rig *rig = job->rig;
-  const float *pal = job->pose->simd_lbs;
-  mat a = mat_zero(), n = mat_zero();
-  for (int i = 0; i < k; ++i) {
-    const float *e = pal + (size_t)J[i] * SKN_SIMD_FLOATS;
-    a = mat_fma(a, W[i], e);
-    if (normals) n = mat_fma(n, W[i], e + 16);
-  }
-  const float *p = rig->positions + (size_t)v * 3;
-  o->p = mat_apply(a, p[0], p[1], p[2], 1.0f);
-  if (normals) {
-    const float *q = rig->normals + (size_t)v * 3;
-    o->n = unit3(mat_apply(n, q[0], q[1], q[2], 0.0f));
-  }
-  if (tangents) {
-    const float *t = rig->tangents + (size_t)v * 4;
-    o->t = unit3(mat_apply(a, t[0], t[1], t[2], 0.0f));
-    o->t[3] = mat_det3(a) < 0.0f ? -t[3] : t[3];
-  }
-}
-
-/* Stores a vertex; `wide` as put3's (the normal's only where its output is packed too). */
-SKN_INLINE void store_out(const skn_skin_job *job, uint32_t v, const vertex_out *o, const int normals, const int tangents,
-                          int wide) {
-  put3(job->positions + (size_t)v * job->position_stride, o->p, wide);
-  if (normals) put3(job->normals + (size_t)v * job->normal_stride, o->n, wide && job->normal_stride == 12);
-  if (tangents) memcpy(job->tangents + (size_t)v * job->tangent_stride, &o->t, 16);
-}
-
-/* sum w_i (the 16 floats at pal + J_i * SKN_SIMD_FLOATS + at): LBS's M (at
- * 0) or its normal matrix (at 16). */
-SKN_INLINE mat mat_blend(const float *pal, const uint16_t *J, const float *W, const int k, const int at) {
-  mat m = mat_zero();
-  SKN_UNROLL for (int i = 0; i < k; ++i) m = mat_fma(m, W[i], pal + (size_t)J[i] * SKN_SIMD_FLOATS + at);
-  return m;
-}
-
-/* rows[c] = lane c of the group's matrices, c = 0..15 (columns c0 c1 c2 t,
- * four lanes each): the transpose of the SKN_L x 16 block, a part of
- * SKN_L lanes at a time. */
-SKN_INLINE void mats_to_rows(const mat m[SKN_L], lanes rows[16]) {
-  SKN_UNROLL for (int part = 0; part < 16 / SKN_L; ++part) {
+/* rows[c] = float c of the group's records (16 floats each: a matrix's
+ * columns c0 c1 c2 t, or a dual quaternion and padding), c < width: the
+ * transpose of the SKN_L x 16 block, SKN_L floats at a time. */
+SKN_INLINE void records_to_rows(const void *records, const int width, lanes rows[16]) {
+  const float *f = records;
+  SKN_UNROLL for (int part = 0; part * SKN_L < width; ++part) {
     lanes r[SKN_L];
-    SKN_UNROLL for (int l = 0; l < SKN_L; ++l) memcpy(&r[l], (const float *)&m[l] + part * SKN_L, sizeof r[l]);
+    SKN_UNROLL for (int l = 0; l < SKN_L; ++l) r[l] = lanes_load(f + l * 16 + part * SKN_L);
     lanes_transpose(r);
     SKN_UNROLL for (int l = 0; l < SKN_L; ++l) rows[part * SKN_L + l] = r[l];
   }
@@ -126,37 +85,74 @@ SKN_INLINE void group_blend(const float *pal, const uint16_t *J, const float *W,
   }
 }
 
+/* A group's results in lanes, before they are stored (BLEND and COR mix). */
+typedef struct lanes3 { lanes x, y, z; } lanes3;
+typedef struct group_out { lanes3 p, n, t; lanes tw; } group_out;
+
+SKN_INLINE lanes3 rows_apply3(const lanes r[16], lanes3 v, const int affine) {
+  lanes o[3];
+  rows_apply(r, v.x, v.y, v.z, affine, o);
+  return (lanes3){o[0], o[1], o[2]};
+}
+
+SKN_INLINE lanes3 l3_unit(lanes3 v) {
+  lanes_unit3(&v.x, &v.y, &v.z);
+  return v;
+}
+
+SKN_INLINE lanes rows_det3(const lanes r[16]) {
+  return r[0] * (r[5] * r[10] - r[6] * r[9]) - r[4] * (r[1] * r[10] - r[2] * r[9]) + r[8] * (r[1] * r[6] - r[2] * r[5]);
+}
+
+SKN_INLINE lanes3 group_load3(const float *src, uint32_t v, const uint32_t n) {
+  lanes in[4];
+  group_load(src, v, n, 3, in);
+  return (lanes3){in[0], in[1], in[2]};
+}
+
+/* The rest tangents: xyz and w. */
+SKN_INLINE lanes3 group_load_tangents(const skn_rig *rig, uint32_t v, const uint32_t n, lanes *w) {
+  lanes in[4];
+  group_load(rig->tangents, v, n, 4, in);
+  *w = in[3];
+  return (lanes3){in[0], in[1], in[2]};
+}
+
+SKN_INLINE void group_store_out(const skn_skin_job *job, uint32_t v, const uint32_t n, const group_out *o,
+                                const int normals, const int tangents) {
+  lanes p[4] = {o->p.x, o->p.y, o->p.z, o->p.z};
+  group_store(job->positions, job->position_stride, v, n, 3, p, job->stream);
+  if (tangents) {
+    lanes t[4] = {o->t.x, o->t.y, o->t.z, o->tw};
+    group_store(job->tangents, job->tangent_stride, v, n, 4, t, job->stream);
+  }
+  if (normals) {
+    lanes nn[4] = {o->n.x, o->n.y, o->n.z, o->n.z};
+    group_store(job->normals, job->normal_stride, v, n, 3, nn, job->stream);
+  }
+}
+
 /* LBS of vertices v .. v + n - 1 (n <= SKN_L, all in one block, whose
  * influences for them start at J, W, k per vertex): the per-vertex blends,
  * one transpose, then eq. 4 and 9 for the whole group. Every vertex goes
  * through the same lanes arithmetic whatever its group, so that ranges and
  * thread counts give bit-identical results. */
 SKN_INLINE void lbs_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
-                          const int k, const int normals, const int tangents) {
+                          const int k, const int normals, const int tangents, group_out *o) {
   const skn_rig *rig = job->rig;
-  const float *pal = job->pose->simd_lbs;
   mat m[SKN_L], nm[SKN_L];
-  lanes r[16], in[4], o[4];
-  group_blend(pal, J, W, k, n, normals, m, nm);
-  mats_to_rows(m, r);
-  group_load(rig->positions, v, n, 3, in);
-  rows_apply(r, in[0], in[1], in[2], 1, o);
-  group_store(job->positions, job->position_stride, v, n, 3, o, job->stream);
+  lanes r[16];
+  group_blend(job->pose->simd_lbs, J, W, k, n, normals, m, nm);
+  records_to_rows(m, 16, r);
+  o->p = rows_apply3(r, group_load3(rig->positions, v, n), 1);
   if (tangents) { /* t = M t0, w negated where det M < 0 */
-    lanes det = r[0] * (r[5] * r[10] - r[6] * r[9]) - r[4] * (r[1] * r[10] - r[2] * r[9]) +
-                r[8] * (r[1] * r[6] - r[2] * r[5]);
-    group_load(rig->tangents, v, n, 4, in);
-    rows_apply(r, in[0], in[1], in[2], 0, o);
-    lanes_unit3(&o[0], &o[1], &o[2]);
-    o[3] = lanes_flip_where_negative(in[3], det);
-    group_store(job->tangents, job->tangent_stride, v, n, 4, o, job->stream);
+    lanes w;
+    o->t = l3_unit(rows_apply3(r, group_load_tangents(rig, v, n, &w), 0));
+    o->tw = lanes_flip_where_negative(w, rows_det3(r));
   }
   if (normals) {
-    mats_to_rows(nm, r);
-    group_load(rig->normals, v, n, 3, in);
-    rows_apply(r, in[0], in[1], in[2], 0, o);
-    lanes_unit3(&o[0], &o[1], &o[2]);
-    group_store(job->normals, job->normal_stride, v, n, 3, o, job->stream);
+    records_to_rows(nm, 16, r);
+    o->n = l3_unit(rows_apply3(r, group_load3(rig->normals, v, n), 0));
   }
 }
 
@@ -167,13 +163,16 @@ SKN_INLINE void lbs_run(const skn_skin_job *job, const skn_block *b, uint32_t lo
   const skn_rig *rig = job->rig;
   const int width = k ? k : (int)b->k;
   uint32_t v = lo;
+  group_out o;
   for (; v + SKN_L <= hi; v += SKN_L) {
     size_t at = b->offset + (size_t)(v - b->first) * width;
-    lbs_group(job, v, SKN_L, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents);
+    lbs_group(job, v, SKN_L, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents, &o);
+    group_store_out(job, v, SKN_L, &o, normals, tangents);
   }
   if (v < hi) {
     size_t at = b->offset + (size_t)(v - b->first) * width;
-    lbs_group(job, v, hi - v, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents);
+    lbs_group(job, v, hi - v, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents, &o);
+    group_store_out(job, v, hi - v, &o, normals, tangents);
   }
 }
 

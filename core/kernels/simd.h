@@ -62,41 +62,4 @@ SKN_INLINE mat mat_fma(mat m, float w, const float *p) {
   return m;
 }
 
-/* c0 x + c1 y + c2 z + t w */
-SKN_INLINE v4 mat_apply(mat m, float x, float y, float z, float w) {
-#if defined(__AVX512F__)
-  v16 s = {x, x, x, x, y, y, y, y, z, z, z, z, w, w, w, w}, q = m.a * s;
-  v8 h = __builtin_shufflevector(q, q, 0, 1, 2, 3, 4, 5, 6, 7) + __builtin_shufflevector(q, q, 8, 9, 10, 11, 12, 13, 14, 15);
-  return __builtin_shufflevector(h, h, 0, 1, 2, 3) + __builtin_shufflevector(h, h, 4, 5, 6, 7);
-#elif defined(__AVX__) /* columns out of the halves: 4-lane FMAs beat building 8-lane broadcasts */
-  return __builtin_shufflevector(m.a, m.a, 0, 1, 2, 3) * x + __builtin_shufflevector(m.a, m.a, 4, 5, 6, 7) * y +
-         __builtin_shufflevector(m.b, m.b, 0, 1, 2, 3) * z + __builtin_shufflevector(m.b, m.b, 4, 5, 6, 7) * w;
-#else
-  return m.a * x + m.b * y + m.c * z + m.d * w;
-#endif
-}
-
-/* Column c (0..3) of m, as 4 lanes. */
-SKN_INLINE v4 mat_column(mat m, int c) {
-  float f[16];
-  memcpy(f, &m, sizeof f);
-  return ld4(f + 4 * c);
-}
-
-/* det of m's 3x3 */
-SKN_INLINE float mat_det3(mat m) {
-  v4 a = mat_column(m, 0), b = mat_column(m, 1), c = mat_column(m, 2);
-  return a[0] * (b[1] * c[2] - b[2] * c[1]) - b[0] * (a[1] * c[2] - a[2] * c[1]) + c[0] * (a[1] * b[2] - a[2] * b[1]);
-}
-
-/* xyz scaled to unit length; a zero vector stays zero. */
-SKN_INLINE v4 unit3(v4 v) {
-  float l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-  return l2 > 0.0f ? v * (1.0f / sqrtf(l2)) : v;
-}
-
-/* Stores 3 floats; `wide` allows a 16-byte store whose 4th float lands on
- * memory the kernel writes next anyway (packed output, not the last vertex). */
-SKN_INLINE void put3(char *dst, v4 v, int wide) { memcpy(dst, &v, wide ? 16 : 12); }
-
 #endif

@@ -147,14 +147,15 @@ static double bytes_per_vertex(const bench_rig *b, skn_method m, int attrs) {
 
 /* Median seconds of one skn_skin call. */
 static double time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t threads, float *p, float *n, float *t,
-                        int repeats) {
+                        int repeats, skn_stores stores) {
   skn_skin_desc s = {sizeof s};
+  s.stores = stores;
   s.method = m;
   s.positions.data = p;
   s.normals.data = attrs > 0 ? n : NULL;
   s.tangents.data = attrs > 1 ? t : NULL;
   s.threads = threads;
-  double ts[16];
+  double ts[32];
   skn_skin(b->rig, b->pose, &s); /* warm */
   for (int r = 0; r < repeats; ++r) {
     double t0 = now();
@@ -162,6 +163,38 @@ static double time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t th
     ts[r] = now() - t0;
   }
   return median(ts, repeats);
+}
+
+/* Output buffers aligned to 64 bytes, as a renderer's upload buffers are
+ * (streaming stores need the alignment). */
+static float *alloc_out(size_t bytes) {
+  void *p = NULL;
+  return posix_memalign(&p, 64, bytes) ? NULL : p;
+}
+
+/* LBS, positions + normals, 4 influences: cached against streaming stores,
+ * alternating so that both see the same machine; medians of 9. */
+static void bench_stores(uint32_t n, FILE *js, const double bw[3][2]) {
+  bench_rig br;
+  if (!make_rig(&br, n, 4)) return;
+  float *p = alloc_out((size_t)n * 12), *nn = alloc_out((size_t)n * 12);
+  for (uint32_t th = 1; p && nn && th <= 2; ++th) {
+    double c[9], st[9];
+    for (int r = 0; r < 9; ++r) {
+      c[r] = time_skin(&br, SKN_METHOD_LBS_MATRIX, 1, th, p, nn, NULL, 1, SKN_STORES_CACHED);
+      st[r] = time_skin(&br, SKN_METHOD_LBS_MATRIX, 1, th, p, nn, NULL, 1, SKN_STORES_STREAMING);
+    }
+    double mc = n / median(c, 9) / 1e6, ms = n / median(st, 9) / 1e6, bpv = bytes_per_vertex(&br, 0, 1);
+    printf("lbs       PN   4     %10u %3u %11.1f %11.1f %9.2fx %8.1f%%\n", n, th, mc, ms, ms / mc,
+           100.0 * bpv * ms * 1e6 / 1e9 / bw[th][0]);
+    if (js)
+      fprintf(js, "%s\n  {\"vertices\": %u, \"threads\": %u, \"cached_mvertices_per_s\": %.2f, "
+                  "\"streaming_mvertices_per_s\": %.2f}",
+              n == 1000000 && th == 1 ? "" : ",", n, th, mc, ms);
+  }
+  free(p), free(nn);
+  skn_pose_destroy(br.pose);
+  skn_rig_destroy(br.rig);
 }
 
 static const char *METHOD_NAMES[] = {"lbs", "lbs-quat", "dqs", "blend", "cor"};
@@ -223,16 +256,16 @@ int cmd_bench(int argc, char **argv) {
       bench_rig br;
       if (!make_rig(&br, sizes[si], infl[ki])) return fail_input("bench rig");
       uint32_t n = br.n;
-      float *p = malloc((size_t)n * 12), *nn = malloc((size_t)n * 12), *t = malloc((size_t)n * 16);
+      float *p = alloc_out((size_t)n * 12), *nn = alloc_out((size_t)n * 12), *t = alloc_out((size_t)n * 16);
       int reps = n >= 10000000 ? 3 : 5;
       for (int m = 0; m <= SKN_METHOD_COR; ++m)
         for (int attrs = 0; attrs <= 2; ++attrs) {
           if (!full && attrs != 1) continue;
           for (uint32_t th = 1; th <= 2; ++th) {
             skn_set_simd(SKN_SIMD_SCALAR);
-            double ref = time_skin(&br, (skn_method)m, attrs, th, p, nn, t, reps);
+            double ref = time_skin(&br, (skn_method)m, attrs, th, p, nn, t, reps, SKN_STORES_AUTO);
             skn_set_simd(simd);
-            double fast = time_skin(&br, (skn_method)m, attrs, th, p, nn, t, reps);
+            double fast = time_skin(&br, (skn_method)m, attrs, th, p, nn, t, reps, SKN_STORES_AUTO);
             double bpv = bytes_per_vertex(&br, (skn_method)m, attrs), mvs = n / fast / 1e6;
             double ceiling = 100.0 * bpv * n / fast / 1e9 / bw[th][0];
             char infl_name[8];
@@ -252,6 +285,12 @@ int cmd_bench(int argc, char **argv) {
       skn_pose_destroy(br.pose);
       skn_rig_destroy(br.rig);
     }
+  printf("\nstores: through the caches or streaming (skn_stores); the table above uses SKN_STORES_AUTO\n");
+  printf("%-9s %-4s %-5s %10s %3s %11s %11s %10s %9s\n", "method", "attr", "infl", "vertices", "thr", "cached M/s",
+         "stream M/s", "ratio", "% ceiling");
+  if (js) fprintf(js, "\n ],\n \"stores\": [");
+  bench_stores(1000000, js, bw);
+  if (full) bench_stores(10000000, js, bw);
   if (js) {
     fprintf(js, "\n]}\n");
     fclose(js);
