@@ -32,7 +32,10 @@ CORE_HDR := abi/skn.h $(wildcard core/*.h core/math/*.h core/gltf/*.h core/kerne
 
 # Each kernel source is built once per instruction set; simd.c picks at run time.
 # (-Wno-psabi: the 64-byte vectors only pass between inlined static functions.)
-$(BUILD)/obj/kernels/%.o: KFLAGS := -Wno-psabi
+# The sanitizer build checks the kernels' arithmetic with one width and the
+# loops rolled (SKN_KERNELS_CHECKED: soa.h, lbs_simd.h) and no variable
+# tracking: fully unrolled, instrumenting them took minutes per file.
+$(BUILD)/obj/kernels/%.o: KFLAGS := -Wno-psabi $(if $(SAN),-DSKN_KERNELS_CHECKED -fno-var-tracking)
 $(BUILD)/obj/kernels/%_avx2.o: ISA := -mavx2 -mfma
 $(BUILD)/obj/kernels/%_avx512.o: ISA := -mavx2 -mfma -mavx512f -mavx512vl -mavx512dq -mprefer-vector-width=512
 

@@ -336,10 +336,11 @@ typedef enum skn_dqs_scale {
  * around the caches: they save the read-for-ownership of every output line
  * where the results are not read again soon (a mesh larger than the
  * last-level cache, uploaded elsewhere), and cost a trip to memory where
- * they are. The results are bit-identical either way. Today the
- * SKN_METHOD_LBS_MATRIX kernels stream, for whole 16-vertex groups whose
- * packed output is aligned to the vector width (64 bytes under AVX-512);
- * everything else is written through the caches. */
+ * they are. The results are bit-identical either way. Today the vectorised
+ * kernels (every method but SKN_METHOD_LBS_QUATERNION) stream, for whole
+ * groups (16 vertices under AVX-512, 8 under AVX2, 4 under SSE2) whose
+ * packed output is aligned to the vector width; everything else is written
+ * through the caches. */
 typedef enum skn_stores {
   SKN_STORES_AUTO = 0,   /* streaming where the call's inputs and outputs exceed the last-level cache */
   SKN_STORES_CACHED,     /* always through the caches */

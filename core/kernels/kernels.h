@@ -8,7 +8,8 @@
  *   - vertices in blocks of SKN_PACK_BLOCK; a block's influences padded to
  *     the block's widest vertex, k slots per vertex, joints as uint16 and
  *     weights as float; padding and vertices without influences point at a
- *     virtual joint (index joint_count) whose transform is the identity;
+ *     virtual joint (index joint_count) whose transform is the identity, and
+ *     a group's worth of such slots follows the last vertex;
  *   - per joint, 32 floats aligned to 64 bytes: LBS's 3x4 matrix as four
  *     padded columns (c0 c1 c2 t) and the normal matrix likewise, so that
  *     one 16-lane vector holds a whole matrix. */
@@ -18,6 +19,7 @@
 #include "../internal.h"
 
 #define SKN_PACK_BLOCK 256u
+#define SKN_PACK_GROUP 16u /* the widest kernels' group (soa.h): the layout ends in a group's worth of padding */
 #define SKN_SIMD_FLOATS 32u /* per joint in pose->simd_lbs and pose->simd_dqs[split] */
 
 typedef struct skn_kernel_set {

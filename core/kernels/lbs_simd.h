@@ -11,6 +11,8 @@
 #include "simd.h"
 #include "soa.h"
 
+SKN_PIN(group_within_padding, SKN_L <= SKN_PACK_GROUP);
+
 /* rows[c] = float c of the group's records (16 floats each: a matrix's
  * columns c0 c1 c2 t, or a dual quaternion and padding), c < width: the
  * transpose of the SKN_L x 16 block, SKN_L floats at a time. */
@@ -69,13 +71,14 @@ SKN_INLINE void group_store(char *dst, size_t stride, uint32_t v, const uint32_t
 
 /* The group's matrices sum w_i M_i into m and, if normals, their normal
  * matrices into nm (one pass over the influences: the two share the index
- * and weight loads); lanes past n repeat the last vertex. */
-SKN_INLINE void group_blend(const float *pal, const uint16_t *J, const float *W, const int k, const uint32_t n,
-                            const int normals, mat m[SKN_L], mat nm[SKN_L]) {
+ * and weight loads). Lanes past a range's end blend the slots that follow
+ * (pack.c keeps a group's worth of padding at the end) and are never stored. */
+SKN_INLINE void group_blend(const float *pal, const uint16_t *J, const float *W, const int k, const int normals,
+                            mat m[SKN_L], mat nm[SKN_L]) {
   SKN_UNROLL for (uint32_t l = 0; l < SKN_L; ++l) {
-    uint32_t s = (l < n ? l : n - 1) * k;
+    uint32_t s = l * k;
     mat a = mat_zero(), b = mat_zero();
-    SKN_UNROLL for (int i = 0; i < k; ++i) {
+    _Pragma("GCC unroll 8") for (int i = 0; i < k; ++i) {
       const float *e = pal + (size_t)J[s + i] * SKN_SIMD_FLOATS;
       a = mat_fma(a, W[s + i], e);
       if (normals) b = mat_fma(b, W[s + i], e + 16);
@@ -142,7 +145,7 @@ SKN_INLINE void lbs_group(const skn_skin_job *job, uint32_t v, const uint32_t n,
   const skn_rig *rig = job->rig;
   mat m[SKN_L], nm[SKN_L];
   lanes r[16];
-  group_blend(job->pose->simd_lbs, J, W, k, n, normals, m, nm);
+  group_blend(job->pose->simd_lbs, J, W, k, normals, m, nm);
   records_to_rows(m, 16, r);
   o->p = rows_apply3(r, group_load3(rig->positions, v, n), 1);
   if (tangents) { /* t = M t0, w negated where det M < 0 */
@@ -157,47 +160,67 @@ SKN_INLINE void lbs_group(const skn_skin_job *job, uint32_t v, const uint32_t n,
 }
 
 /* Vertices [lo, hi) of one block, k fixed (0: the block's own, not
- * unrolled), SKN_L at a time. */
+ * unrolled), SKN_L at a time; the last group may be partial (one body for
+ * both: the kernels are many specialisations, and each is compiled once). */
 SKN_INLINE void lbs_run(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, const int k,
                         const int normals, const int tangents) {
   const skn_rig *rig = job->rig;
   const int width = k ? k : (int)b->k;
-  uint32_t v = lo;
-  group_out o;
-  for (; v + SKN_L <= hi; v += SKN_L) {
+  for (uint32_t v = lo; v < hi; v += SKN_L) {
     size_t at = b->offset + (size_t)(v - b->first) * width;
-    lbs_group(job, v, SKN_L, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents, &o);
-    group_store_out(job, v, SKN_L, &o, normals, tangents);
-  }
-  if (v < hi) {
-    size_t at = b->offset + (size_t)(v - b->first) * width;
-    lbs_group(job, v, hi - v, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents, &o);
-    group_store_out(job, v, hi - v, &o, normals, tangents);
+    uint32_t n = SKN_MIN(SKN_L, hi - v);
+    group_out o;
+    lbs_group(job, v, n, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents, &o);
+    group_store_out(job, v, n, &o, normals, tangents);
   }
 }
 
-#define SKN_LBS_CASES(N, T)                                                                  \
-  switch (b->k) {                                                                            \
-  case 1: lbs_run(job, b, lo, hi, 1, N, T); break;                                      \
-  case 2: lbs_run(job, b, lo, hi, 2, N, T); break;                                      \
-  case 3: lbs_run(job, b, lo, hi, 3, N, T); break;                                      \
-  case 4: lbs_run(job, b, lo, hi, 4, N, T); break;                                      \
-  case 8: lbs_run(job, b, lo, hi, 8, N, T); break;                                      \
-  default: lbs_run(job, b, lo, hi, 0, N, T); break;                                     \
+/* One function per specialisation (width x attributes), called through a
+ * table: the compiler optimises — and the sanitizer build instruments — one
+ * group body at a time. Inlined into one function per method, the same
+ * bodies took minutes to build. Widths 1, 2, 3, 4, 8 unroll; the last row
+ * takes the block's own. Columns: none, normals, tangents, both. The
+ * sanitizer build (Makefile) keeps the last row only: the bodies differ
+ * only in constants, and instrumenting each one took minutes more. */
+typedef void (*block_fn)(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi);
+
+#if defined(SKN_KERNELS_CHECKED)
+#define SKN_WIDTHS(X, arg) X(0, arg)
+static int width_row(uint32_t k) { return (void)k, 0; }
+#else
+#define SKN_WIDTHS(X, arg) X(1, arg) X(2, arg) X(3, arg) X(4, arg) X(8, arg) X(0, arg)
+static int width_row(uint32_t k) {
+  switch (k) {
+  case 1: return 0;
+  case 2: return 1;
+  case 3: return 2;
+  case 4: return 3;
+  case 8: return 4;
+  default: return 5;
   }
+}
+#endif
+
+static int attrs_column(const skn_skin_job *job) { return (job->normals != NULL) + 2 * (job->tangents != NULL); }
+
+#define SKN_LBS_RUN(K, N, T)                                                                          \
+  static __attribute__((noinline)) void lbs_##K##N##T(const skn_skin_job *job, const skn_block *b, uint32_t lo, \
+                                                      uint32_t hi) {                                  \
+    lbs_run(job, b, lo, hi, K, N, T);                                                                 \
+  }
+#define SKN_LBS_RUNS(K, unused) SKN_LBS_RUN(K, 0, 0) SKN_LBS_RUN(K, 1, 0) SKN_LBS_RUN(K, 0, 1) SKN_LBS_RUN(K, 1, 1)
+SKN_WIDTHS(SKN_LBS_RUNS, _)
+
+#define SKN_LBS_ROW(K, unused) {lbs_##K##00, lbs_##K##10, lbs_##K##01, lbs_##K##11},
+static const block_fn lbs_runs[][4] = {SKN_WIDTHS(SKN_LBS_ROW, _)};
 
 void SKN_LBS_KERNEL(const skn_skin_job *job, uint32_t first, uint32_t end) {
   const skn_rig *rig = job->rig;
+  const int column = attrs_column(job);
   for (uint32_t v = first; v < end;) {
     const skn_block *b = &rig->blocks[v / SKN_PACK_BLOCK];
-    uint32_t lo = v, hi = SKN_MIN(end, b->first + b->count);
-    if (job->tangents) {
-      SKN_LBS_CASES(job->normals != NULL, 1)
-    } else if (job->normals) {
-      SKN_LBS_CASES(1, 0)
-    } else {
-      SKN_LBS_CASES(0, 0)
-    }
+    uint32_t hi = SKN_MIN(end, b->first + b->count);
+    lbs_runs[width_row(b->k)][column](job, b, v, hi);
     v = hi;
   }
   if (job->stream) _mm_sfence(); /* streaming stores are weakly ordered: done before the caller goes on */
