@@ -4,14 +4,10 @@
  * the kernels read 32 floats (pose->simd_dqs[split]): the unit dual
  * quaternion of the rigid part (8 lanes: real xyzw, dual xyzw) and the
  * bind-space scale/shear S_i as four padded columns. The dual quaternions
- * are blended per vertex (the antipodality test needs the running sum),
- * then transposed; normalising, rotating and translating happen in lanes.
+ * are transposed an influence slot at a time and blended in lanes, the
+ * antipodality test included; normalising, rotating and translating follow
+ * in lanes. Scaled poses blend S_i per vertex, as LBS its matrices.
  * Included by the per-instruction-set files after lbs_simd.h. */
-
-SKN_INLINE float dot4(v4 a, v4 b) {
-  v4 p = a * b;
-  return p[0] + p[1] + p[2] + p[3];
-}
 
 SKN_INLINE mat mat_scale(mat m, float s) {
 #if defined(__AVX512F__)
@@ -24,30 +20,9 @@ SKN_INLINE mat mat_scale(mat m, float s) {
   return m;
 }
 
-/* Blends k dual quaternions with Blender's antipodality rule (a quaternion
- * whose real part points away from the running sum is negated), and the S_i
- * where any joint of the pose is scaled. Returns sum w_i. */
-SKN_INLINE float dq_blend(const float *pal, const uint16_t *J, const float *W, const int k, const int scaled, v8 *out,
-                          mat *s) {
-  v8 acc = {0};
-  float wsum = 0;
-  *s = mat_zero();
-  for (int i = 0; i < k; ++i) {
-    const float *e = pal + (size_t)J[i] * SKN_SIMD_FLOATS;
-    v8 q = ld8(e);
-    v4 sum = __builtin_shufflevector(acc, acc, 0, 1, 2, 3), real = __builtin_shufflevector(q, q, 0, 1, 2, 3);
-    acc += (dot4(sum, real) < 0.0f ? -W[i] : W[i]) * q;
-    if (scaled) *s = mat_fma(*s, W[i], e + 8);
-    wsum += W[i];
-  }
-  *out = acc;
-  return wsum;
-}
-
 enum { KIND_DQS, KIND_BLEND, KIND_COR };
 
-/* ---- DQS a group at a time (soa.h): the blends per vertex as above, then
- * one transpose and the rest of Kavan et al.'s algorithm in lanes. ---- */
+/* ---- DQS a group at a time (soa.h): Kavan et al.'s algorithm in lanes. ---- */
 
 SKN_INLINE lanes3 l3_cross(lanes3 a, lanes3 b) {
   return (lanes3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
@@ -88,25 +63,75 @@ SKN_INLINE lanes3 rows_normal_apply(const lanes s[16], lanes3 v) {
   return (lanes3){y.x * sign, y.y * sign, y.z * sign};
 }
 
-/* The group's blended dual quaternions (rows 0..7) and, where scaled, the
- * S_i blend divided by sum w_i (rows of sr); sum w_i per lane in wsum.
- * rotation_only: the dual parts zeroed (COR). */
-SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const float *W, const int k,
-                               const int scaled, const int rotation_only, lanes qr[16],
-                               lanes sr[16], lanes *wsum) {
-  float q[SKN_L][16] = {{0}}, ws[SKN_L]; /* dual quaternions in 8 floats of 16: the transpose reads whole rows */
-  mat sm[SKN_L];
-  SKN_UNROLL for (uint32_t l = 0; l < SKN_L; ++l) {
-    uint32_t at = l * k; /* as group_blend */
-    v8 b;
-    mat s;
-    ws[l] = dq_blend(job->pose->simd_dqs[job->split], J + at, W + at, k, scaled, &b, &s);
-    memcpy(q[l], &b, (rotation_only ? 4 : 8) * sizeof(float));
-    if (scaled) sm[l] = mat_scale(s, 1.0f / ws[l]);
+/* Influence slot i's dual quaternions for the group, as rows 0..7: the
+ * transpose of the SKN_L joints' 8-float records (16 lanes: two 8 x 8
+ * halves, records l and l + 8 sharing a vector). Lanes past the range
+ * read the slots that follow (pack.c pads the end), as group_blend. */
+SKN_INLINE void slot_dq_rows(const float *pal, const uint16_t *J, const int k, const int i, lanes q[8]) {
+#define SKN_REC(l) (pal + (size_t)J[(l) * k + i] * SKN_SIMD_FLOATS)
+#if SKN_L == 16
+  SKN_UNROLL for (int l = 0; l < 8; ++l) {
+    v8 a = ld8(SKN_REC(l)), b = ld8(SKN_REC(l + 8));
+    q[l] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   }
-  records_to_rows(q, 8, qr);
-  if (scaled) records_to_rows(sm, 16, sr);
-  *wsum = lanes_load(ws);
+  SKN_TSTAGE_ROWS(q, 4, 8)
+  SKN_TSTAGE_ROWS(q, 2, 8)
+  SKN_TSTAGE_ROWS(q, 1, 8)
+#elif SKN_L == 8
+  SKN_UNROLL for (int l = 0; l < 8; ++l) q[l] = ld8(SKN_REC(l));
+  lanes_transpose(q);
+#else
+  SKN_UNROLL for (int part = 0; part < 2; ++part) {
+    lanes *r = q + 4 * part;
+    SKN_UNROLL for (int l = 0; l < 4; ++l) r[l] = ld4(SKN_REC(l) + 4 * part);
+    lanes_transpose(r);
+  }
+#endif
+#undef SKN_REC
+}
+
+/* The group's dual quaternions blended in lanes (rows 0..7 of qr) with
+ * Blender's antipodality rule: a quaternion whose real part points away
+ * from the running sum, ((a0 q0 + a1 q1) + a2 q2) + a3 q3 < 0, is added
+ * negated (Kavan et al. 2008, sec. 4; as dqs.c). Where scaled, the S_i
+ * blend divided by sum w_i (rows of sr), per vertex; sum w_i per lane in
+ * wsum. rotation_only: the dual parts are left zero (COR). */
+SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const float *W, const int k,
+                               const int scaled, const int rotation_only, lanes qr[16], lanes sr[16],
+                               lanes *wsum) {
+  const float *pal = job->pose->simd_dqs[job->split];
+  const int parts = rotation_only ? 4 : 8;
+  lanes ws = lanes_splat(0.0f);
+  SKN_UNROLL for (int c = 0; c < 8; ++c) qr[c] = ws;
+  _Pragma("GCC unroll 8") for (int i = 0; i < k; ++i) {
+    lanes q[8], w;
+    float f[SKN_L];
+    SKN_UNROLL for (int l = 0; l < SKN_L; ++l) f[l] = W[l * k + i];
+    w = lanes_load(f);
+    ws += w;
+    slot_dq_rows(pal, J, k, i, q);
+    lanes d = qr[0] * q[0] + qr[1] * q[1];
+    d = d + qr[2] * q[2];
+    d = d + qr[3] * q[3];
+    w = lanes_flip_where_negative(w, d);
+    /* multiply, then add, as dqs.c: fused, the sums drift past 1e-6 of the
+     * model's size from the reference where translations are large */
+    SKN_UNROLL for (int c = 0; c < parts; ++c) qr[c] = qr[c] + w * q[c];
+  }
+  *wsum = ws;
+  if (scaled) {
+    mat sm[SKN_L];
+    SKN_UNROLL for (uint32_t l = 0; l < SKN_L; ++l) {
+      mat s = mat_zero();
+      float wl = 0;
+      for (int i = 0; i < k; ++i) {
+        s = mat_fma(s, W[l * k + i], pal + (size_t)J[l * k + i] * SKN_SIMD_FLOATS + 8);
+        wl += W[l * k + i];
+      }
+      sm[l] = mat_scale(s, 1.0f / wl);
+    }
+    records_to_rows(sm, 16, sr);
+  }
 }
 
 /* Normals and tangents under S (if any) then the rotation, as rotate_attributes. */
@@ -173,49 +198,84 @@ SKN_INLINE lanes3 l3_select(ilanes mask, lanes3 a, lanes3 b) {
   return (lanes3){lanes_select(mask, a.x, b.x), lanes_select(mask, a.y, b.y), lanes_select(mask, a.z, b.z)};
 }
 
+/* out takes from's results in the lanes where mask is set. */
+SKN_INLINE void group_out_select(group_out *out, ilanes mask, const group_out *from, const int normals,
+                                 const int tangents) {
+  out->p = l3_select(mask, out->p, from->p);
+  if (normals) out->n = l3_select(mask, out->n, from->n);
+  if (tangents) out->t = l3_select(mask, out->t, from->t), out->tw = lanes_select(mask, out->tw, from->tw);
+}
+
 SKN_INLINE lanes3 l3_mix(lanes3 a, lanes3 b, lanes t) {
   return (lanes3){a.x + t * (b.x - a.x), a.y + t * (b.y - a.y), a.z + t * (b.z - a.z)};
 }
 
-/* One group of DQS, BLEND or COR, stored. BLEND: (1 - b) LBS + b DQS per
- * vertex, normals and tangents renormalised, the tangent's w from the
- * larger side; COR: LBS where a vertex has no center. */
+/* BLEND of the group, as dqs.c's blend_vertex: (1 - b) LBS + b DQS with
+ * normals and tangents renormalised and the tangent's w from the larger
+ * share; a vertex with b = 0 or 1 gets the pure method's result, and a
+ * group all of one kind computes that method alone (painted blend maps are
+ * mostly 0 and 1). */
+SKN_INLINE void blend_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
+                            const int k, const int normals, const int tangents, const int scaled, group_out *o) {
+  float f[SKN_L];
+  int lbs = 0, dqs = 0;
+  for (uint32_t l = 0; l < SKN_L; ++l) {
+    f[l] = job->rig->blend_weights[v + (l < n ? l : n - 1)];
+    lbs |= f[l] != 1.0f, dqs |= f[l] != 0.0f;
+  }
+  if (!dqs) {
+    lbs_group(job, v, n, J, W, k, normals, tangents, o);
+    return;
+  }
+  if (!lbs) {
+    dqs_group(job, v, n, J, W, k, normals, tangents, scaled, o);
+    return;
+  }
+  group_out d;
+  lanes b = lanes_load(f);
+  ilanes pure_lbs = b == 0.0f, pure_dqs = b == 1.0f;
+  lbs_group(job, v, n, J, W, k, normals, tangents, o);
+  dqs_group(job, v, n, J, W, k, normals, tangents, scaled, &d);
+  group_out m = *o;
+  m.p = l3_mix(o->p, d.p, b);
+  if (normals) m.n = l3_unit(l3_mix(o->n, d.n, b));
+  if (tangents) m.t = l3_unit(l3_mix(o->t, d.t, b)), m.tw = lanes_select(b >= 0.5f, o->tw, d.tw);
+  group_out_select(&m, pure_lbs, o, normals, tangents);
+  group_out_select(&m, pure_dqs, &d, normals, tangents);
+  *o = m;
+}
+
+/* COR of the group where its vertices have centers, LBS where not (as
+ * cor.c): a group with no centers at all runs LBS alone. */
+SKN_INLINE void cor_or_lbs_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J,
+                                 const float *W, const int k, const int normals, const int tangents, const int scaled,
+                                 group_out *o) {
+  float f[SKN_L];
+  int cor = 0, lbs = 0;
+  for (uint32_t l = 0; l < SKN_L; ++l) {
+    f[l] = job->rig->has_center[v + (l < n ? l : n - 1)] ? 1.0f : 0.0f;
+    cor |= f[l] != 0.0f, lbs |= f[l] == 0.0f;
+  }
+  if (!cor) {
+    lbs_group(job, v, n, J, W, k, normals, tangents, o);
+    return;
+  }
+  cor_group(job, v, n, J, W, k, normals, tangents, scaled, o);
+  if (lbs) {
+    group_out d;
+    lbs_group(job, v, n, J, W, k, normals, tangents, &d);
+    group_out_select(o, lanes_load(f) == 0.0f, &d, normals, tangents);
+  }
+}
+
+/* One group of DQS, BLEND or COR, stored. */
 SKN_INLINE void dq_family_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J,
                                 const float *W, const int k, const int kind, const int normals, const int tangents,
                                 const int scaled) {
-  const skn_rig *rig = job->rig;
-  group_out o, d;
-  if (kind == KIND_DQS) {
-    dqs_group(job, v, n, J, W, k, normals, tangents, scaled, &o);
-  } else if (kind == KIND_BLEND) {
-    lanes bw[4];
-    float f[SKN_L];
-    for (uint32_t l = 0; l < SKN_L; ++l) f[l] = rig->blend_weights[v + (l < n ? l : n - 1)];
-    bw[0] = lanes_load(f);
-    lbs_group(job, v, n, J, W, k, normals, tangents, &o);
-    dqs_group(job, v, n, J, W, k, normals, tangents, scaled, &d);
-    o.p = l3_mix(o.p, d.p, bw[0]);
-    if (normals) o.n = l3_unit(l3_mix(o.n, d.n, bw[0]));
-    if (tangents) {
-      o.t = l3_unit(l3_mix(o.t, d.t, bw[0]));
-      o.tw = lanes_select(bw[0] >= 0.5f, o.tw, d.tw);
-    }
-  } else {
-    float f[SKN_L];
-    int all = 1;
-    for (uint32_t l = 0; l < SKN_L; ++l) {
-      f[l] = rig->has_center[v + (l < n ? l : n - 1)] ? 1.0f : 0.0f;
-      all &= f[l] != 0.0f;
-    }
-    cor_group(job, v, n, J, W, k, normals, tangents, scaled, &o);
-    if (!all) {
-      ilanes lbs = lanes_load(f) == 0.0f;
-      lbs_group(job, v, n, J, W, k, normals, tangents, &d);
-      o.p = l3_select(lbs, o.p, d.p);
-      if (normals) o.n = l3_select(lbs, o.n, d.n);
-      if (tangents) o.t = l3_select(lbs, o.t, d.t), o.tw = lanes_select(lbs, o.tw, d.tw);
-    }
-  }
+  group_out o;
+  if (kind == KIND_DQS) dqs_group(job, v, n, J, W, k, normals, tangents, scaled, &o);
+  else if (kind == KIND_BLEND) blend_group(job, v, n, J, W, k, normals, tangents, scaled, &o);
+  else cor_or_lbs_group(job, v, n, J, W, k, normals, tangents, scaled, &o);
   group_store_out(job, v, n, &o, normals, tangents);
 }
 

@@ -134,11 +134,14 @@ SKN_INLINE void lanes_unit3(lanes *x, lanes *y, lanes *z) {
 /* In-register transpose: r[i][c] <- r[c][i]. Stage h swaps bit h between
  * the row and the column index of every element (rows i and i + h trade
  * their off-diagonal h x h blocks); log2(SKN_L) stages of SKN_L two-source
- * shuffles make the transpose. */
+ * shuffles make the transpose. Stages h < 8 on 8 rows of 16 lanes transpose
+ * the two 8 x 8 halves independently (bit h of a lane index is the same in
+ * both halves). */
 #define SKN_TLO(c, h) (((c) & (h)) ? SKN_L + (c) - (h) : (c))
 #define SKN_THI(c, h) (((c) & (h)) ? SKN_L + (c) : (c) + (h))
-#define SKN_TSTAGE(r, h)                                                                     \
-  SKN_UNROLL for (int i = 0; i < SKN_L / 2; ++i) {                                           \
+#define SKN_TSTAGE(r, h) SKN_TSTAGE_ROWS(r, h, SKN_L)
+#define SKN_TSTAGE_ROWS(r, h, rows)                                                          \
+  SKN_UNROLL for (int i = 0; i < (rows) / 2; ++i) {                                          \
     int lo_ = i / (h) * 2 * (h) + i % (h); /* the rows whose bit h is clear */               \
     lanes a_ = r[lo_], b_ = r[lo_ + (h)];                                                    \
     r[lo_] = SKN_SHUF(a_, b_, SKN_TLO, h);                                                   \

@@ -44,7 +44,8 @@ static skn_rig *kernel_rig(test_rig *t, uint32_t k, uint64_t seed, uint32_t **of
   float *blend = malloc(nv * sizeof *blend);
   rng r = {seed};
   for (uint32_t i = 0; i < nv * 3; ++i) tris[i] = rng_below(&r, nv);
-  for (uint32_t v = 0; v < nv; ++v) blend[v] = (float)rng_uniform(&r, 0, 1);
+  for (uint32_t v = 0; v < nv; ++v) /* runs of pure LBS and pure DQS (whole groups and part), the rest mixed */
+    blend[v] = v % 61 < 20 ? 0.0f : v % 61 < 40 ? 1.0f : (float)rng_uniform(&r, 0, 1);
   if (k == 0) {
     off = malloc((nv + 1) * sizeof *off);
     off[0] = 0;
