@@ -112,15 +112,17 @@ void skn__joint_rotation_forms(skn_joint_xform *x, const skn_rig *rig, uint32_t 
  * (j == joint_count) is the identity. */
 void skn__simd_palette(skn_pose *pose, uint32_t j) {
   float *e = pose->simd_lbs + (size_t)j * SKN_SIMD_FLOATS;
-  const skn_joint_xform *x = j == pose->rig->joint_count ? NULL : &pose->xforms[j];
-  for (int c = 0; c < 4; ++c) {
-    for (int r = 0; r < 3; ++r) {
-      e[c * 4 + r] = x ? x->m[r * 4 + c] : (float)(r == c);
-      e[16 + c * 4 + r] = c < 3 ? (x ? x->n[r * 3 + c] : (float)(r == c)) : 0.0f;
-    }
-    e[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
-    e[16 + c * 4 + 3] = 0.0f;
+  if (j == pose->rig->joint_count) {
+    static const float identity[SKN_SIMD_FLOATS] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+                                                    1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
+    memcpy(e, identity, sizeof identity);
+    return;
   }
+  const float *m = pose->xforms[j].m, *n = pose->xforms[j].n;
+  const float columns[SKN_SIMD_FLOATS] = {m[0], m[4], m[8], 0, m[1], m[5], m[9],  0, m[2], m[6], m[10], 0,
+                                          m[3], m[7], m[11], 1, n[0], n[3], n[6], 0, n[1], n[4], n[7],  0,
+                                          n[2], n[5], n[8],  0, 0,    0,    0,     0};
+  memcpy(e, columns, sizeof columns);
 }
 
 /* The kernels' copy of joint j's dual quaternions and S_i columns, per split. */

@@ -53,12 +53,14 @@ static inline void skn_m3_mul_tn(double r[9], const double a[9], const double b[
  * scale-free rule as bind matrices (|det| <= 1e-7 * product of column
  * lengths), so that a joint scaled to zero gives no NaN. */
 static inline void skn_m3_normal_matrix(double r[9], const double a[9]) {
-  double det = skn_m3_det(a), len = 1.0;
-  for (int c = 0; c < 3; ++c)
-    len *= sqrt(a[c] * a[c] + a[3 + c] * a[3 + c] + a[6 + c] * a[6 + c]);
+  double len2 = 1.0;
+  for (int c = 0; c < 3; ++c) len2 *= a[c] * a[c] + a[3 + c] * a[3 + c] + a[6 + c] * a[6 + c];
   skn_m3_cofactor(r, a);
-  if (fabs(det) > 1e-7 * len)
-    for (int i = 0; i < 9; ++i) r[i] /= det;
+  double det = a[0] * r[0] + a[1] * r[1] + a[2] * r[2]; /* along row 0: skn_m3_det, bit for bit */
+  if (det * det > 1e-14 * len2) { /* |det| > 1e-7 |a_0| |a_1| |a_2|, squared */
+    double inv = 1.0 / det;
+    for (int i = 0; i < 9; ++i) r[i] *= inv;
+  }
 }
 
 /* Largest |(A^T A)_ij - s^2 delta_ij| / s^2 with s^2 = trace(A^T A)/3: zero

@@ -16,17 +16,18 @@ static inline void skn_mat4_identity(float r[16]) {
 }
 
 /* r = a * b for affine a and b (bottom rows 0 0 0 1); r may alias a or b. */
+/* Columns as 4-lane vectors (a GCC extension: SSE2 on x86-64, generic code
+ * elsewhere): every element is a(r,0) b(0,c) + a(r,1) b(1,c) + a(r,2) b(2,c)
+ * (+ a(r,3) in column 3), the order of the plain formula, bit for bit; the
+ * bottom row is set to 0 0 0 1 exactly. */
+typedef float skn_mat4_col __attribute__((vector_size(16)));
+
 static inline void skn_mat4_mul_affine(float r[16], const float a[16], const float b[16]) {
-  float t[16];
-  for (int c = 0; c < 4; ++c) {
-    for (int row = 0; row < 3; ++row) {
-      t[c * 4 + row] = SKN_M(a, row, 0) * SKN_M(b, 0, c) + SKN_M(a, row, 1) * SKN_M(b, 1, c) +
-                       SKN_M(a, row, 2) * SKN_M(b, 2, c);
-    }
-    t[c * 4 + 3] = 0.0f;
-  }
-  for (int row = 0; row < 3; ++row) t[12 + row] += SKN_M(a, row, 3);
-  t[15] = 1.0f;
+  skn_mat4_col ac[4], t[4];
+  memcpy(ac, a, sizeof ac);
+  for (int c = 0; c < 4; ++c) t[c] = ac[0] * b[c * 4] + ac[1] * b[c * 4 + 1] + ac[2] * b[c * 4 + 2];
+  t[3] += ac[3];
+  for (int c = 0; c < 4; ++c) t[c][3] = c == 3 ? 1.0f : 0.0f;
   memcpy(r, t, sizeof t);
 }
 

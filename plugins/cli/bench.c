@@ -197,6 +197,84 @@ static void bench_stores(uint32_t n, FILE *js, const double bw[3][2]) {
   skn_rig_destroy(br.rig);
 }
 
+/* ---- pose and palette: a 1,000-joint tree ---- */
+
+#define POSE_JOINTS 1000u
+
+/* The floor for one pass over a hierarchy, measured in the same run: local
+ * TRS to a 3x4 matrix (glTF 2.0 sec. 3.5.3) and the parent's product, in
+ * plain C, nothing else (no skinning matrix, no normal matrix, no copies). */
+static void plain_fk(const int32_t *parents, const skn_transform *t, float (*world)[12]) {
+  for (uint32_t j = 0; j < POSE_JOINTS; ++j) {
+    const float *q = t[j].rotation, *s = t[j].scale;
+    float x = q[0], y = q[1], z = q[2], w = q[3], l[12] = {
+        (1 - 2 * (y * y + z * z)) * s[0], 2 * (x * y - z * w) * s[1], 2 * (x * z + y * w) * s[2], t[j].translation[0],
+        2 * (x * y + z * w) * s[0], (1 - 2 * (x * x + z * z)) * s[1], 2 * (y * z - x * w) * s[2], t[j].translation[1],
+        2 * (x * z - y * w) * s[0], 2 * (y * z + x * w) * s[1], (1 - 2 * (x * x + y * y)) * s[2], t[j].translation[2]};
+    if (parents[j] < 0) {
+      memcpy(world[j], l, sizeof l);
+      continue;
+    }
+    const float *a = world[parents[j]];
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c)
+        world[j][r * 4 + c] = a[r * 4] * l[c] + a[r * 4 + 1] * l[4 + c] + a[r * 4 + 2] * l[8 + c] + (c == 3 ? a[r * 4 + 3] : 0);
+  }
+}
+
+/* skn_pose_set_local for every joint (forward kinematics, M_i, normal
+ * matrices, the kernels' palette) and, after it, the dual quaternion forms
+ * (skn_pose_palette DUAL_QUAT: the first DQS / BLEND / COR call of a pose
+ * pays the same), against plain_fk; medians of 101. */
+static void bench_pose(FILE *js) {
+  int32_t parents[POSE_JOINTS];
+  float bind[POSE_JOINTS * 16] = {0}, pos[POSE_JOINTS * 3] = {0}, w[POSE_JOINTS];
+  uint32_t jj[POSE_JOINTS];
+  static skn_transform local[POSE_JOINTS];
+  static float world[POSE_JOINTS][12], pal[POSE_JOINTS * 8];
+  for (uint32_t j = 0; j < POSE_JOINTS; ++j) {
+    parents[j] = j ? (int32_t)(j - 1) / 2 : -1; /* a binary tree, 10 levels */
+    bind[j * 16] = bind[j * 16 + 5] = bind[j * 16 + 10] = bind[j * 16 + 15] = 1;
+    bind[j * 16 + 12] = (float)j;
+    pos[j * 3] = (float)j, jj[j] = j, w[j] = 1;
+    float h = 0.05f + 0.01f * (j % 7);
+    skn_transform x = {{1, 0.1f, 0}, {h, 0.5f * h, 0.3f * h, 1.0f}, {1, 1, 1}};
+    local[j] = x;
+  }
+  skn_bind_desc d = {sizeof d};
+  d.joint_count = POSE_JOINTS, d.parents = parents, d.bind_matrices = bind;
+  d.vertex_count = POSE_JOINTS, d.positions.data = pos;
+  d.influences_per_vertex = 1, d.influence_joints = jj, d.influence_weights = w;
+  skn_rig *rig = NULL;
+  skn_pose *pose = NULL;
+  if (skn_bind(&d, &rig) != SKN_OK || skn_pose_create(rig, &pose) != SKN_OK) {
+    skn_rig_destroy(rig);
+    return;
+  }
+  double fk[101], set[101], dq[101];
+  for (int r = 0; r < 101; ++r) {
+    double t0 = now();
+    plain_fk(parents, local, world);
+    double t1 = now();
+    skn_pose_set_local(pose, 0, POSE_JOINTS, local);
+    double t2 = now();
+    skn_pose_palette(pose, SKN_PALETTE_DUAL_QUAT, pal, sizeof pal);
+    double t3 = now();
+    fk[r] = t1 - t0, set[r] = t2 - t1, dq[r] = t3 - t2;
+  }
+  double mf = median(fk, 101) * 1e6, ms = median(set, 101) * 1e6, md = median(dq, 101) * 1e6;
+  printf("\npose: %u joints (a binary tree), medians of 101\n", POSE_JOINTS);
+  printf("  plain FK (TRS -> 3x4, parent product; the floor)   %8.2f us\n", mf);
+  printf("  skn_pose_set_local (FK, M_i, normal matrices)       %8.2f us  %5.2fx the floor  %5.1f ns/joint\n", ms,
+         ms / mf, ms * 1e3 / POSE_JOINTS);
+  printf("  + dual quaternion forms (first DQS call of a pose)  %8.2f us\n", md);
+  if (js)
+    fprintf(js, ",\n \"pose\": {\"joints\": %u, \"plain_fk_us\": %.3f, \"set_local_us\": %.3f, "
+                "\"dual_quaternion_forms_us\": %.3f}", POSE_JOINTS, mf, ms, md);
+  skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+}
+
 static const char *METHOD_NAMES[] = {"lbs", "lbs-quat", "dqs", "blend", "cor"};
 static const char *ATTR_NAMES[] = {"P", "PN", "PNT"};
 static const char *SIMD_NAMES[] = {"auto", "scalar", "portable", "avx2", "avx512"};
@@ -291,8 +369,10 @@ int cmd_bench(int argc, char **argv) {
   if (js) fprintf(js, "\n ],\n \"stores\": [");
   bench_stores(1000000, js, bw);
   if (full) bench_stores(10000000, js, bw);
+  if (js) fprintf(js, "\n ]");
+  bench_pose(js);
   if (js) {
-    fprintf(js, "\n]}\n");
+    fprintf(js, "\n}\n");
     fclose(js);
     printf("\nwrote %s\n", json_path);
   }
