@@ -9,17 +9,6 @@
  * in lanes. Scaled poses blend S_i per vertex, as LBS its matrices.
  * Included by the per-instruction-set files after lbs_simd.h. */
 
-SKN_INLINE mat mat_scale(mat m, float s) {
-#if defined(__AVX512F__)
-  m.a *= s;
-#elif defined(__AVX__)
-  m.a *= s, m.b *= s;
-#else
-  m.a *= s, m.b *= s, m.c *= s, m.d *= s;
-#endif
-  return m;
-}
-
 enum { KIND_DQS, KIND_BLEND, KIND_COR };
 
 /* ---- DQS a group at a time (soa.h): Kavan et al.'s algorithm in lanes. ---- */
@@ -122,15 +111,12 @@ SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const
   if (scaled) {
     mat sm[SKN_L];
     SKN_UNROLL for (uint32_t l = 0; l < SKN_L; ++l) {
-      mat s = mat_zero();
-      float wl = 0;
-      for (int i = 0; i < k; ++i) {
-        s = mat_fma(s, W[l * k + i], pal + (size_t)J[l * k + i] * SKN_SIMD_FLOATS + 8);
-        wl += W[l * k + i];
-      }
-      sm[l] = mat_scale(s, 1.0f / wl);
+      sm[l] = mat_zero();
+      for (int i = 0; i < k; ++i) sm[l] = mat_fma(sm[l], W[l * k + i], pal + (size_t)J[l * k + i] * SKN_SIMD_FLOATS + 8);
     }
     records_to_rows(sm, 16, sr);
+    lanes inv = 1.0f / ws; /* ws sums the weights in the same order a per-vertex sum would */
+    SKN_UNROLL for (int c = 0; c < 16; ++c) sr[c] *= inv;
   }
 }
 
