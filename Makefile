@@ -5,6 +5,7 @@
 # make demo       build, skin a procedural arm and a glTF model, write pictures
 # make install    PREFIX=/usr/local: header, library, pkg-config file, Python package
 # make bench      the benchmark: bandwidth probe, every kernel vs the scalar reference
+# make check-threads  the unit tests under ThreadSanitizer (the worker pool, threaded calls)
 # make blender-addon   build/skn_blender.zip for Blender's Preferences > Add-ons > Install
 
 PYTHON ?= /usr/bin/python3
@@ -54,7 +55,7 @@ ADDON := $(BUILD)/skn_blender.zip
 CLI := $(BUILD)/bin/skn
 CLI_SRC := $(wildcard plugins/cli/*.c)
 
-.PHONY: all lib python blender-addon bench bench-blender check test demo install uninstall deps abi-baseline clean help
+.PHONY: all lib python blender-addon bench bench-blender check check-threads test demo install uninstall deps abi-baseline clean help
 all: lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON)
 lib: $(LIB) $(BUILD)/libskn.so
 
@@ -126,6 +127,11 @@ check: deps
 	@PYTHON=$(PYTHON) BUILD=$(BUILD) tests/run-all
 
 test: check
+
+# A third build, so not part of check: the pool's hand-offs under ThreadSanitizer.
+check-threads: deps
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN="-fsanitize=thread" CFLAGS="-O1 -g" $(BUILD)/tsan/tests/unit
+	@CK_FORK=no $(BUILD)/tsan/tests/unit
 
 demo: deps all
 	@BUILD=$(BUILD) scripts/demo

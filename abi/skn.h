@@ -357,7 +357,9 @@ typedef struct skn_skin_desc {
   skn_out_attrib normals;     /* float[3], optional; unit length; needs normals at bind */
   skn_out_attrib tangents;    /* float[4], optional; xyz unit, w kept, negated where mirrored;
                                  needs tangents at bind */
-  uint32_t threads;           /* 0 = library default (all cores), 1 = the calling thread only */
+  uint32_t threads;           /* 0 = library default (all cores), 1 = the calling thread only;
+                                 a small call (under ~100 us of work) that finds the library's
+                                 workers asleep runs on the calling thread: waking one costs more */
   skn_dqs_scale dqs_scale;    /* how DQS splits each M_i into rigid part and scale/shear */
   /* appended: a caller passing struct_size 72 gets SKN_STORES_AUTO */
   skn_stores stores;          /* cached or streaming output stores; 0 = SKN_STORES_AUTO */

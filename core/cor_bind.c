@@ -179,10 +179,11 @@ typedef struct cor_job {
   const cor_index *ix;
 } cor_job;
 
-static void center_block(void *ctx, uint32_t block) {
+static void center_blocks(void *ctx, uint32_t first_block, uint32_t end_block) {
   const cor_job *job = ctx;
   skn_rig *rig = job->rig;
-  uint32_t first = block * COR_BLOCK_VERTICES, end = SKN_MIN(rig->vertex_count, first + COR_BLOCK_VERTICES);
+  uint32_t first = first_block * COR_BLOCK_VERTICES;
+  uint32_t end = (uint32_t)SKN_MIN((uint64_t)rig->vertex_count, (uint64_t)end_block * COR_BLOCK_VERTICES);
   uint32_t joints[COR_MAX_INFLUENCES];
   float weights[COR_MAX_INFLUENCES];
   for (uint32_t v = first; v < end; ++v) {
@@ -210,7 +211,7 @@ skn_status skn__cor_centers(skn_rig *rig, const uint32_t *triangles, uint32_t tr
                  : skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for COR centers");
   if (s == SKN_OK) {
     cor_job job = {rig, &ix};
-    skn__pool_run(center_block, &job, (rig->vertex_count + COR_BLOCK_VERTICES - 1) / COR_BLOCK_VERTICES, 0);
+    skn__pool_run(center_blocks, &job, (rig->vertex_count + COR_BLOCK_VERTICES - 1) / COR_BLOCK_VERTICES, 0, 0);
   }
   free(ix.entries);
   free(ix.keys);

@@ -179,12 +179,15 @@ skn_status skn__cor_centers(skn_rig *rig, const uint32_t *triangles, uint32_t tr
 
 /* ---- the worker pool (pool.c) ---- */
 
-/* Calls fn(ctx, block) for every block in [0, block_count) on up to
- * `threads` threads (0 = all cores), the calling thread among them, and
- * returns when all are done. Falls back to the calling thread alone when
- * the pool is busy with another caller's job. */
-typedef void (*skn_pool_fn)(void *ctx, uint32_t block);
-void skn__pool_run(skn_pool_fn fn, void *ctx, uint32_t block_count, uint32_t threads);
+/* Calls fn(ctx, first, end) over the blocks [0, block_count), a block at
+ * a time on up to `threads` threads (0 = all cores), the calling thread
+ * among them, or in one call where the caller runs alone; returns when all
+ * are done. Falls back to the calling thread alone when
+ * the pool is busy with another caller's job. A `light` job (less work
+ * than waking a sleeping thread costs, ~20 us) takes only the workers that
+ * are awake. */
+typedef void (*skn_pool_fn)(void *ctx, uint32_t first_block, uint32_t end_block);
+void skn__pool_run(skn_pool_fn fn, void *ctx, uint32_t block_count, uint32_t threads, int light);
 uint32_t skn__pool_size(void);
 
 #endif

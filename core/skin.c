@@ -6,6 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifndef SKN_WAKE_WORTH_NS
+#define SKN_WAKE_WORTH_NS 100000.0 /* the wake-up is ~20% of such a call */
+#endif
+
 /* Vertices per block handed to a thread: about four blocks per thread, so
  * that the threads finish together, but between 1,024 (the hand-off must
  * stay small beside the work) and 8,192 (blocks stay cache-sized); a
@@ -111,16 +115,29 @@ static int use_streaming(const skn_rig *rig, const skn_skin_desc *d, uint32_t co
   return per_vertex * count > (double)llc;
 }
 
+/* Whether the call is worth less than waking a sleeping worker costs (a
+ * futex call and, on a virtual machine, an interrupt: ~20 us for the caller
+ * and as long before the worker runs; pool.c): a rough cost in nanoseconds
+ * of one core, from `make bench` on a Zen 4 core: the SIMD kernels ~1 ns per
+ * vertex and influence (LBS and DQS), BLEND and COR twice that, the scalar
+ * reference ~8 times. */
+static int light_call(const skn_rig *rig, const skn_skin_desc *d, skn_kernel_fn kernel, uint32_t count) {
+  double ns = (double)count * rig->max_influences_per_vertex;
+  if (kernel == kernels[d->method]) ns *= 8.0;
+  else if (d->method == SKN_METHOD_BLEND || d->method == SKN_METHOD_COR) ns *= 2.0;
+  return ns < SKN_WAKE_WORTH_NS;
+}
+
 typedef struct skin_run {
   skn_skin_job job;
   skn_kernel_fn kernel;
   uint32_t first, end, block;
 } skin_run;
 
-static void run_block(void *ctx, uint32_t block) {
+static void run_blocks(void *ctx, uint32_t first_block, uint32_t end_block) {
   const skin_run *run = ctx;
-  uint32_t lo = run->first + block * run->block;
-  run->kernel(&run->job, lo, SKN_MIN(run->end, lo + run->block));
+  uint64_t end = run->first + (uint64_t)end_block * run->block;
+  run->kernel(&run->job, run->first + first_block * run->block, (uint32_t)SKN_MIN((uint64_t)run->end, end));
 }
 
 SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_skin_desc *desc) {
@@ -148,6 +165,6 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
   if (d.threads == 1 || blocks == 1)
     run.kernel(&run.job, run.first, run.end);
   else
-    skn__pool_run(run_block, &run, blocks, d.threads);
+    skn__pool_run(run_blocks, &run, blocks, d.threads, light_call(rig, &d, run.kernel, run.end - run.first));
   return SKN_OK;
 }

@@ -197,6 +197,52 @@ static void bench_stores(uint32_t n, FILE *js, const double bw[3][2]) {
   skn_rig_destroy(br.rig);
 }
 
+/* ---- the worker pool on a small call ---- */
+
+/* 10,000 vertices (LBS, positions + normals, 4 influences): ~40 us of work,
+ * where a hand-off that costs microseconds shows. Back to back, as a frame
+ * skins mesh after mesh, and after 2 ms idle, when the workers sleep. The
+ * pool's overhead is the share of the 2-thread call that halving the work
+ * does not explain, 1 - (t1 / 2) / t2: it also counts the cores' own
+ * imperfect scaling, so it is an upper bound. Medians, 1 and 2 threads
+ * alternating. */
+static void bench_pool(FILE *js) {
+  enum { CALLS = 201, IDLE_CALLS = 31 };
+  bench_rig br;
+  if (!make_rig(&br, 10000, 4)) return;
+  float *p = alloc_out((size_t)br.n * 12), *nn = alloc_out((size_t)br.n * 12);
+  static double hot[2][CALLS], idle[2][IDLE_CALLS];
+  for (int r = 0; p && nn && r < CALLS; ++r)
+    for (int th = 0; th < 2; ++th) hot[th][r] = time_skin(&br, SKN_METHOD_LBS_MATRIX, 1, th + 1, p, nn, NULL, 1, SKN_STORES_AUTO);
+  for (int r = 0; p && nn && r < IDLE_CALLS; ++r)
+    for (int th = 0; th < 2; ++th) {
+      struct timespec pause = {0, 2000000};
+      nanosleep(&pause, NULL);
+      skn_skin_desc s = {sizeof s};
+      s.positions.data = p;
+      s.normals.data = nn;
+      s.threads = (uint32_t)th + 1;
+      double t0 = now();
+      skn_skin(br.rig, br.pose, &s);
+      idle[th][r] = now() - t0;
+    }
+  double h1 = median(hot[0], CALLS) * 1e6, h2 = median(hot[1], CALLS) * 1e6;
+  double i1 = median(idle[0], IDLE_CALLS) * 1e6, i2 = median(idle[1], IDLE_CALLS) * 1e6;
+  double overhead = 100.0 * (1.0 - h1 / 2.0 / h2);
+  printf("\npool: %u vertices, lbs PN 4, medians of %d calls (%d after idle)\n", br.n, CALLS, IDLE_CALLS);
+  printf("  back to back:    1 thread %6.1f us, 2 threads %6.1f us (%.2fx): pool overhead <= %.0f%% of the call\n", h1, h2,
+         h1 / h2, overhead);
+  printf("  after 2 ms idle: 1 thread %6.1f us, 2 threads %6.1f us (%.2fx): too small to wake a sleeping worker\n", i1,
+         i2, i1 / i2);
+  if (js)
+    fprintf(js, ",\n \"pool\": {\"vertices\": %u, \"back_to_back_us\": [%.2f, %.2f], \"overhead_fraction\": %.4f, "
+                "\"after_idle_us\": [%.2f, %.2f]}",
+            br.n, h1, h2, overhead / 100, i1, i2);
+  free(p), free(nn);
+  skn_pose_destroy(br.pose);
+  skn_rig_destroy(br.rig);
+}
+
 /* ---- pose and palette: a 1,000-joint tree ---- */
 
 #define POSE_JOINTS 1000u
@@ -370,6 +416,7 @@ int cmd_bench(int argc, char **argv) {
   bench_stores(1000000, js, bw);
   if (full) bench_stores(10000000, js, bw);
   if (js) fprintf(js, "\n ]");
+  bench_pool(js);
   bench_pose(js);
   if (js) {
     fprintf(js, "\n}\n");

@@ -3,6 +3,7 @@
 #include "testlib.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,6 +262,68 @@ START_TEST(ranges_and_threads) {
 }
 END_TEST
 
+/* The pool under contention: host threads call skn_skin at once (one gets
+ * the pool, the others run alone), with small calls back to back (which
+ * keep the workers awake) and pauses (which let them sleep); every call's
+ * bytes equal the calling thread's alone. */
+typedef struct pool_caller {
+  const skn_rig *rig;
+  const skn_pose *pose;
+  const float *expected;
+  uint32_t seed, vertex_count, mismatches;
+} pool_caller;
+
+static void *pool_caller_main(void *arg) {
+  pool_caller *c = arg;
+  float *out = malloc((size_t)c->vertex_count * 3 * sizeof(float));
+  uint32_t x = c->seed;
+  for (int call = 0; call < 150; ++call) {
+    x = x * 1664525u + 1013904223u;
+    skn_skin_desc s = {sizeof s};
+    s.positions.data = out;
+    s.first_vertex = (x >> 8) % (c->vertex_count / 2);
+    s.vertex_count = 1 + (x >> 4) % (c->vertex_count - s.first_vertex);
+    s.threads = call % 3; /* 0 (all cores), 1, 2 */
+    if (call % 50 == 49) {
+      struct timespec pause = {0, 2000000}; /* the workers fall asleep */
+      nanosleep(&pause, NULL);
+    }
+    if (skn_skin(c->rig, c->pose, &s) != SKN_OK ||
+        memcmp(out + s.first_vertex * 3, c->expected + s.first_vertex * 3, s.vertex_count * 3 * sizeof(float)))
+      ++c->mismatches;
+  }
+  free(out);
+  return NULL;
+}
+
+START_TEST(pool_contention) {
+  test_rig t;
+  uint32_t nv = 40000;
+  skn_pose *pose;
+  skn_rig *rig = posed_random_rig(&t, 12, 30, nv, 4, 0, &pose);
+  float *whole = malloc(nv * 3 * sizeof(float));
+  skn_skin_desc s = {sizeof s};
+  s.positions.data = whole;
+  s.threads = 1;
+  ck_assert_int_eq(skn_skin(rig, pose, &s), SKN_OK);
+  enum { CALLERS = 3 };
+  pthread_t threads[CALLERS];
+  pool_caller callers[CALLERS];
+  for (uint32_t i = 0; i < CALLERS; ++i) {
+    callers[i] = (pool_caller){rig, pose, whole, 17 + i, nv, 0};
+    ck_assert_int_eq(pthread_create(&threads[i], NULL, pool_caller_main, &callers[i]), 0);
+  }
+  for (uint32_t i = 0; i < CALLERS; ++i) {
+    pthread_join(threads[i], NULL);
+    ck_assert_uint_eq(callers[i].mismatches, 0);
+  }
+  free(whole);
+  skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+  test_rig_free(&t);
+}
+END_TEST
+
 /* Interleaved output: stride leaves the bytes between elements alone. */
 START_TEST(strided_output) {
   test_rig t;
@@ -294,6 +357,7 @@ Suite *suite_lbs(void) {
   tcase_add_test(tc, tangent_handedness);
   tcase_add_test(tc, zero_scale_joint_has_no_nan);
   tcase_add_test(tc, ranges_and_threads);
+  tcase_add_test(tc, pool_contention);
   tcase_add_test(tc, strided_output);
   suite_add_tcase(s, tc);
   return s;
