@@ -79,6 +79,25 @@ SKN_INLINE void slot_dq_rows(const float *pal, const uint16_t *J, const int k, c
 #undef SKN_REC
 }
 
+/* The group's weights as rows, row i lane l = W[l k + i], for k <= 4: the
+ * group's k SKN_L weights deinterleaved (a few shuffles, where a gather lane
+ * by lane costs two instructions a lane). */
+SKN_INLINE void group_weight_rows(const float *W, const int k, lanes w[4]) {
+  switch (k) {
+  case 1: w[0] = lanes_load(W); break;
+  case 2: lanes_load2(W, &w[0], &w[1]); break;
+  case 3: lanes_load3(W, &w[0], &w[1], &w[2]); break;
+  default: lanes_load4(W, &w[0], &w[1], &w[2], &w[3]); break;
+  }
+}
+
+/* Slot i's weights for the group, lane by lane (any k). */
+SKN_INLINE lanes slot_weights(const float *W, const int k, const int i) {
+  float f[SKN_L];
+  SKN_UNROLL for (int l = 0; l < SKN_L; ++l) f[l] = W[l * k + i];
+  return lanes_load(f);
+}
+
 /* The group's dual quaternions blended in lanes (rows 0..7 of qr) with
  * Blender's antipodality rule: a quaternion whose real part points away
  * from the running sum, ((a0 q0 + a1 q1) + a2 q2) + a3 q3 < 0, is added
@@ -90,13 +109,11 @@ SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const
                                lanes *wsum) {
   const float *pal = job->pose->simd_dqs[job->split];
   const int parts = rotation_only ? 4 : 8;
-  lanes ws = lanes_splat(0.0f);
+  lanes ws = lanes_splat(0.0f), wr[4];
   SKN_UNROLL for (int c = 0; c < 8; ++c) qr[c] = ws;
+  if (k <= 4) group_weight_rows(W, k, wr);
   _Pragma("GCC unroll 8") for (int i = 0; i < k; ++i) {
-    lanes q[8], w;
-    float f[SKN_L];
-    SKN_UNROLL for (int l = 0; l < SKN_L; ++l) f[l] = W[l * k + i];
-    w = lanes_load(f);
+    lanes q[8], w = k <= 4 ? wr[i] : slot_weights(W, k, i);
     ws += w;
     slot_dq_rows(pal, J, k, i, q);
     lanes d = qr[0] * q[0] + qr[1] * q[1];

@@ -159,6 +159,14 @@ SKN_INLINE void lanes_transpose(lanes r[SKN_L]) {
   SKN_TSTAGE(r, 1)
 }
 
+/* x y of SKN_L interleaved pairs at p: element 2 l + o of a b, as lane l. */
+#define SKN_D2(l, o) (2 * (l) + (o))
+SKN_INLINE void lanes_load2(const float *p, lanes *x, lanes *y) {
+  lanes a = lanes_load(p), b = lanes_load(p + SKN_L);
+  *x = SKN_SHUF(a, b, SKN_D2, 0);
+  *y = SKN_SHUF(a, b, SKN_D2, 1);
+}
+
 /* Element e = 3 l + o of three consecutive vectors a b c, as lane l:
  * first from a and b (e < 2L), then the rest from c. */
 #define SKN_D3A(l, o) ((3 * (l) + (o)) < 2 * SKN_L ? 3 * (l) + (o) : 0)
