@@ -6,9 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef SKN_WAKE_WORTH_NS
 #define SKN_WAKE_WORTH_NS 100000.0 /* the wake-up is ~20% of such a call */
-#endif
 
 /* Vertices per block handed to a thread: about four blocks per thread, so
  * that the threads finish together, but between 1,024 (the hand-off must
