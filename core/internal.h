@@ -84,10 +84,23 @@ struct skn_rig {
 
 /* ---- the pose (pose.c, palette.c) ---- */
 
-/* Everything a kernel reads of one joint, derived from M_i at set time. */
+/* Per joint, SKN_PALETTE_FLOATS floats aligned to 64 bytes (the virtual
+ * joint, index joint_count, is the identity):
+ *   - lbs_palette: M_i's 3x4 as four padded columns (c0 c1 c2 t: M_i as a
+ *     column-major affine float[16]), then its normal matrix N_i's three
+ *     columns padded, then a zero column, so that one 16-lane vector holds a
+ *     whole matrix;
+ *   - dq_palette[split]: the dual quaternion (real, dual) and S_i's four
+ *     columns (kernels.h);
+ *   - quat_palette: LBS_QUATERNION's A_i = s_i R(q_i) (9 floats, row-major),
+ *     b_i, the bind origin c_i and 1/s_i^2 (0 where s_i = 0), then zeros. */
+#define SKN_PALETTE_FLOATS 32u
+#define SKN_POSE_M(pose, j, r, c) ((pose)->lbs_palette[(size_t)(j) * SKN_PALETTE_FLOATS + (c) * 4 + (r)])
+#define SKN_POSE_N(pose, j, r, c) ((pose)->lbs_palette[(size_t)(j) * SKN_PALETTE_FLOATS + 16 + (c) * 4 + (r)])
+
+/* A joint's rotation forms, derived from M_i on the first call that needs
+ * them after a pose change (skn__pose_derive). */
 typedef struct skn_joint_xform {
-  float m[12];      /* rows of M_i's upper 3x4: m[r*4 + c] */
-  float n[9];       /* rows of M_i's normal matrix (inverse-transpose or cofactor) */
   float q[4];       /* LBS_QUATERNION: rotation of M_i ... */
   float s;          /* ... its uniform scale ... */
   float b[3];       /* ... and the joint's posed origin b_i = M_i c_i */
@@ -106,29 +119,34 @@ struct skn_pose {
   float (*local)[16];            /* local matrices (TRS composed) */
   float (*world)[16];            /* W_i^A */
   uint8_t *pinned;               /* 1 where set_model gave W_i^A directly */
-  skn_joint_xform *xforms;       /* the palette, per joint in bind's order */
-  float *simd_lbs;               /* (joint_count + 1) x 32 floats, 64-byte aligned (kernels.h) */
-  float *simd_dqs[2];            /* the same per skn_dqs_scale: dual quaternion and S columns */
+  float *lbs_palette;            /* (joint_count + 1) x SKN_PALETTE_FLOATS, set with the pose */
+  float *dq_palette[2];          /* the same per skn_dqs_scale, derived with the rotation forms */
+  float *quat_palette;           /* the same for LBS_QUATERNION, derived with its forms */
+  skn_joint_xform *xforms;       /* the rotation forms, per joint in bind's order */
   uint32_t dq_scaled[2];         /* 1 where some joint has S_i != I under that split */
-  /* The rotation forms (LBS_QUATERNION's, the DQS splits, simd_dqs) are
-   * derived on the first call that needs them after a pose change, under
-   * `lock`, so that LBS alone never pays for polar decompositions and
-   * concurrent skn_skin calls on one pose stay safe. */
+  /* The rotation forms (xforms, dq_palette) are derived on the first call
+   * that needs them after a pose change, each form (SKN_FORMS_*) apart and
+   * under `lock`, so that LBS alone never pays for polar decompositions,
+   * DQS for LBS_QUATERNION's forms or the other split, and concurrent
+   * skn_skin calls on one pose stay safe. */
   pthread_mutex_t lock;
-  int derived;                   /* atomic: 1 once the rotation forms match the pose */
+  int derived;                   /* atomic: the SKN_FORMS_* bits that match the pose */
 };
 
-/* Derives the rotation forms if the pose changed since (thread-safe). */
-void skn__pose_derive(const skn_pose *pose);
+/* The rotation forms, derived each on demand. */
+enum {
+  SKN_FORMS_QUATERNION = 1, /* q, s, b, similar and quat_palette: LBS_QUATERNION */
+  SKN_FORMS_DQ = 2          /* dq[split] and dq_palette[split]: SKN_FORMS_DQ << split */
+};
 
-/* Recomputes world matrices and palette from locals (pose.c). */
-void skn__pose_update(skn_pose *pose);
+/* Derives the forms asked for that are not current (thread-safe). */
+void skn__pose_derive(const skn_pose *pose, int forms);
 
-/* Joint j's LBS forms (matrix, normal matrix) from its posed matrix W_j^A,
- * and, later and only when asked, its rotation forms (quaternion/uniform
- * scale, both DQS splits). */
-void skn__joint_xform(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const float world[16]);
-void skn__joint_rotation_forms(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const float world[16]);
+/* Sets locals [first, first + count) from `local` where given (validated),
+ * then recomputes world matrices and the LBS palette (pose.c, with the
+ * chosen instruction set's kernel: pose_simd.h). */
+void skn__pose_update(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local);
+
 
 /* The rotations bind needs for the DQS split: bind_rotation[j][split]. */
 void skn__bind_rotations(skn_rig *rig);

@@ -39,15 +39,16 @@ static void blend_tangent(const skn_skin_job *job, uint32_t v, const float *a, i
 
 void skn__lbs_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
   const skn_rig *rig = job->rig;
-  const skn_joint_xform *xf = job->pose->xforms;
   uint32_t lo = rig->influence_offsets[v], hi = rig->influence_offsets[v + 1];
   float a[12] = {0}, nm[9] = {0};
   for (uint32_t i = lo; i < hi; ++i) {
-    const skn_joint_xform *x = &xf[rig->influence_joints[i]];
+    uint32_t j = rig->influence_joints[i];
     float w = rig->influence_weights[i];
-    for (int e = 0; e < 12; ++e) a[e] += w * x->m[e];
-    if (job->normals)
-      for (int e = 0; e < 9; ++e) nm[e] += w * x->n[e];
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c) {
+        a[r * 4 + c] += w * SKN_POSE_M(job->pose, j, r, c);
+        if (job->normals && c < 3) nm[r * 3 + c] += w * SKN_POSE_N(job->pose, j, r, c);
+      }
   }
   const float *v0 = rig->positions + (size_t)v * 3;
   for (int r = 0; r < 3; ++r) o->p[r] = a[r * 4] * v0[0] + a[r * 4 + 1] * v0[1] + a[r * 4 + 2] * v0[2] + a[r * 4 + 3];

@@ -30,9 +30,11 @@ void skn__bind_rotations(skn_rig *rig) {
   }
 }
 
-static void lbs_quaternion_form(skn_joint_xform *x, const double a[9], const float world[16]) {
+/* g = A^T A and det A: the caller computes them once for every form. */
+static void lbs_quaternion_form(skn_joint_xform *x, const double a[9], const double g[9], double det,
+                                const float world[16]) {
   double s2, q[4], r[9];
-  double err = skn_m3_similarity_error(a, &s2), det = skn_m3_det(a);
+  double err = skn_m3_similarity_error(g, &s2);
   x->similar = err <= 1e-4 && det > 0.0;
   double s = sqrt(s2);
   x->s = (float)s;
@@ -42,9 +44,35 @@ static void lbs_quaternion_form(skn_joint_xform *x, const double a[9], const flo
     x->q[3] = 1.0f;
     return;
   }
-  for (int i = 0; i < 9; ++i) r[i] = a[i] / s;
+  double is = 1.0 / s;
+  for (int i = 0; i < 9; ++i) r[i] = a[i] * is;
   skn_m3_to_quat(q, r);
   for (int c = 0; c < 4; ++c) x->q[c] = (float)q[c];
+}
+
+/* M_i's 3x3 is a rotation within 1e-4 (A^T A = I, det A > 0): then
+ * rigid_i = M_i and S_i = I under either split. */
+static int is_rotation(const double g[9], double det) {
+  double off = 0.0;
+  for (int i = 0; i < 9; ++i) {
+    double e = fabs(g[i] - (i % 4 == 0));
+    off = e > off ? e : off;
+  }
+  return off <= 1e-4 && det > 0.0;
+}
+
+static void dq_finish(struct skn_joint_dq *dq, const double q[4], const float t[3]) {
+  for (int k = 0; k < 4; ++k) dq->real[k] = (float)q[k];
+  skn_dq_dual_part(dq->dual, dq->real, t);
+}
+
+static void rigid_dq(struct skn_joint_dq *dq, const double a[9], const float m[16]) {
+  static const float identity[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+  double q[4];
+  skn_m3_to_quat(q, a);
+  memcpy(dq->s, identity, sizeof identity);
+  dq->scaled = 0;
+  dq_finish(dq, q, m + 12);
 }
 
 /* rigid_i = [Rm | t_W - Rm c] with Rm = rot(W_i^A) rot(W_i^R)^T, the rotation
@@ -52,112 +80,102 @@ static void lbs_quaternion_form(skn_joint_xform *x, const double a[9], const flo
  * S_i = rigid_i^-1 M_i = [Rm^T A | c - Rm^T A c]: scale/shear about the
  * joint's bind origin, in bind space. With a rigid bind matrix this is
  * exactly ABI.md's [R_i | t(W_i)] B_i^-1 and B_i [R_i | t(W_i)]^-1 W_i B_i^-1. */
-static void dq_form(struct skn_joint_dq *dq, const double a[9], const float m[16], const skn_rig *rig,
-                    uint32_t j, const float world[16], int split) {
-  double g[9], rw[9], rm[9], sa[9], q[4];
-  skn_m3_mul_tn(g, a, a);
-  double off = 0.0;
-  for (int i = 0; i < 9; ++i) off = fmax(off, fabs(g[i] - (i % 4 == 0)));
+static void scaled_dq(struct skn_joint_dq *dq, const double a[9], const skn_rig *rig, uint32_t j,
+                      const float world[16], int split) {
+  double w3[9], rw[9], rm[9], sa[9], q[4];
+  const float *c = rig->bind[j] + 12;
   float t[3];
-  if (off <= 1e-4 && skn_m3_det(a) > 0.0) { /* a rotation: rigid_i = M_i, S_i = I */
-    skn_m3_to_quat(q, a);
-    for (int c = 0; c < 3; ++c) t[c] = m[12 + c];
-    dq->scaled = 0;
-    memset(dq->s, 0, sizeof dq->s);
-    dq->s[0] = dq->s[5] = dq->s[10] = 1.0f;
-  } else {
-    double w3[9];
-    const float *c = rig->bind[j] + 12;
-    skn_m3_from_mat4(w3, world);
-    split_rotation(rw, w3, split);
-    skn_m3_transpose(rm, rig->bind_rotation[j][split]);
-    skn_m3_mul(rm, rw, rm);
-    skn_m3_to_quat(q, rm);
-    skn_m3_mul_tn(sa, rm, a);
-    for (int r = 0; r < 3; ++r) {
-      t[r] = (float)(world[12 + r] - (rm[r * 3] * c[0] + rm[r * 3 + 1] * c[1] + rm[r * 3 + 2] * c[2]));
-      for (int k = 0; k < 3; ++k) dq->s[r * 4 + k] = (float)sa[r * 3 + k];
-      dq->s[r * 4 + 3] = (float)(c[r] - (sa[r * 3] * c[0] + sa[r * 3 + 1] * c[1] + sa[r * 3 + 2] * c[2]));
-    }
-    dq->scaled = 1;
+  skn_m3_from_mat4(w3, world);
+  split_rotation(rw, w3, split);
+  skn_m3_transpose(rm, rig->bind_rotation[j][split]);
+  skn_m3_mul(rm, rw, rm);
+  skn_m3_to_quat(q, rm);
+  skn_m3_mul_tn(sa, rm, a);
+  for (int r = 0; r < 3; ++r) {
+    t[r] = (float)(world[12 + r] - (rm[r * 3] * c[0] + rm[r * 3 + 1] * c[1] + rm[r * 3 + 2] * c[2]));
+    for (int k = 0; k < 3; ++k) dq->s[r * 4 + k] = (float)sa[r * 3 + k];
+    dq->s[r * 4 + 3] = (float)(c[r] - (sa[r * 3] * c[0] + sa[r * 3 + 1] * c[1] + sa[r * 3 + 2] * c[2]));
   }
-  for (int k = 0; k < 4; ++k) dq->real[k] = (float)q[k];
-  skn_dq_dual_part(dq->dual, dq->real, t);
+  dq->scaled = 1;
+  dq_finish(dq, q, t);
 }
 
-void skn__joint_xform(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const float world[16]) {
-  float m[16];
-  double a[9], n[9];
-  skn_mat4_mul_affine(m, world, rig->inverse_bind[j]);
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 4; ++c) x->m[r * 4 + c] = SKN_M(m, r, c);
+/* The forms asked for from M_i, as the pose kernel left it (pose_simd.h):
+ * A^T A and det A once for all of them, and one dual quaternion for both
+ * splits where M_i is rigid (the common case). */
+static void joint_rotation_forms(skn_joint_xform *x, const skn_pose *pose, uint32_t j, int forms) {
+  const float *m = pose->lbs_palette + (size_t)j * SKN_PALETTE_FLOATS; /* an affine float[16] */
+  double a[9], g[9];
   skn_m3_from_mat4(a, m);
-  skn_m3_normal_matrix(n, a);
-  for (int i = 0; i < 9; ++i) x->n[i] = (float)n[i];
+  skn_m3_mul_tn(g, a, a);
+  double det = skn_m3_det(a);
+  if (forms & SKN_FORMS_QUATERNION) lbs_quaternion_form(x, a, g, det, pose->world[j]);
+  int rigid = is_rotation(g, det);
+  for (int split = 0; split < 2; ++split) {
+    if (!(forms & SKN_FORMS_DQ << split)) continue;
+    if (!rigid)
+      scaled_dq(&x->dq[split], a, pose->rig, j, pose->world[j], split);
+    else if (split == 1 && (forms & SKN_FORMS_DQ))
+      x->dq[1] = x->dq[0];
+    else
+      rigid_dq(&x->dq[split], a, m);
+  }
 }
 
-void skn__joint_rotation_forms(skn_joint_xform *x, const skn_rig *rig, uint32_t j, const float world[16]) {
-  float m[16]; /* M_i, as skn__joint_xform left it in x->m */
-  double a[9];
-  skn_mat4_identity(m);
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 4; ++c) SKN_M(m, r, c) = x->m[r * 4 + c];
-  skn_m3_from_mat4(a, m);
-  lbs_quaternion_form(x, a, world);
-  for (int split = 0; split < 2; ++split) dq_form(&x->dq[split], a, m, rig, j, world, split);
+/* Joint j's dual quaternion and S_i columns under `split`, as the kernels
+ * read them; the virtual joint (j == joint_count) is the identity. */
+static void dq_palette_entry(skn_pose *pose, uint32_t j, int split) {
+  static const struct skn_joint_dq identity = {{0, 0, 0, 1}, {0, 0, 0, 0}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}, 0};
+  const struct skn_joint_dq *dq = j == pose->rig->joint_count ? &identity : &pose->xforms[j].dq[split];
+  const float *s = dq->s;
+  float d[SKN_PALETTE_FLOATS] = {dq->real[0], dq->real[1], dq->real[2], dq->real[3],
+                                 dq->dual[0], dq->dual[1], dq->dual[2], dq->dual[3],
+                                 s[0], s[4], s[8], 0, s[1], s[5], s[9], 0, s[2], s[6], s[10], 0,
+                                 s[3], s[7], s[11], 1}; /* S_i's columns; the rest zero */
+  memcpy(pose->dq_palette[split] + (size_t)j * SKN_PALETTE_FLOATS, d, sizeof d);
+  pose->dq_scaled[split] |= dq->scaled;
 }
 
-/* The kernels' copy of joint j's LBS forms (kernels.h): the 3x4 matrix and
- * the normal matrix as four padded columns each; the virtual joint
- * (j == joint_count) is the identity. */
-void skn__simd_palette(skn_pose *pose, uint32_t j) {
-  float *e = pose->simd_lbs + (size_t)j * SKN_SIMD_FLOATS;
+/* Joint j's LBS_QUATERNION record, as the kernels read it (internal.h):
+ * A_i = s_i R(q_i), so that s_i R_i v'_i is one matrix product and the
+ * normals' (w_i / s_i) R_i n0 is (w_i / s_i^2) A_i n0; the virtual joint
+ * (j == joint_count) is the identity about the origin. */
+static void quat_palette_entry(skn_pose *pose, uint32_t j) {
+  float *e = pose->quat_palette + (size_t)j * SKN_PALETTE_FLOATS;
+  memset(e, 0, SKN_PALETTE_FLOATS * sizeof *e);
   if (j == pose->rig->joint_count) {
-    static const float identity[SKN_SIMD_FLOATS] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
-                                                    1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
-    memcpy(e, identity, sizeof identity);
+    e[0] = e[4] = e[8] = e[15] = 1.0f;
     return;
   }
-  const float *m = pose->xforms[j].m, *n = pose->xforms[j].n;
-  const float columns[SKN_SIMD_FLOATS] = {m[0], m[4], m[8], 0, m[1], m[5], m[9],  0, m[2], m[6], m[10], 0,
-                                          m[3], m[7], m[11], 1, n[0], n[3], n[6], 0, n[1], n[4], n[7],  0,
-                                          n[2], n[5], n[8],  0, 0,    0,    0,     0};
-  memcpy(e, columns, sizeof columns);
-}
-
-/* The kernels' copy of joint j's dual quaternions and S_i columns, per split. */
-static void simd_dq_palette(skn_pose *pose, uint32_t j) {
-  const skn_joint_xform *x = j == pose->rig->joint_count ? NULL : &pose->xforms[j];
-  for (int split = 0; split < 2; ++split) {
-    float *d = pose->simd_dqs[split] + (size_t)j * SKN_SIMD_FLOATS;
-    memset(d, 0, SKN_SIMD_FLOATS * sizeof(float));
-    if (!x) {
-      d[3] = 1.0f;
-      d[8] = d[13] = d[18] = d[23] = 1.0f;
-      continue;
-    }
-    memcpy(d, x->dq[split].real, 4 * sizeof(float));
-    memcpy(d + 4, x->dq[split].dual, 4 * sizeof(float));
-    for (int c = 0; c < 4; ++c)
-      for (int r = 0; r < 3; ++r) d[8 + c * 4 + r] = x->dq[split].s[r * 4 + c];
-    d[8 + 15] = 1.0f;
-    pose->dq_scaled[split] |= x->dq[split].scaled;
+  const skn_joint_xform *x = &pose->xforms[j];
+  double qx = x->q[0], qy = x->q[1], qz = x->q[2], qw = x->q[3], s = x->s;
+  double r[9] = {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw),
+                 2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw),
+                 2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy)};
+  for (int i = 0; i < 9; ++i) e[i] = (float)(s * r[i]);
+  for (int c = 0; c < 3; ++c) {
+    e[9 + c] = x->b[c];
+    e[12 + c] = pose->rig->bind[j][12 + c]; /* c_i: v'_i = v0 - c_i, as bind's bone offsets */
   }
+  e[15] = s > 0.0 ? (float)(1.0 / (s * s)) : 0.0f;
 }
 
-void skn__pose_derive(const skn_pose *cpose) {
+void skn__pose_derive(const skn_pose *cpose, int forms) {
   skn_pose *pose = (skn_pose *)cpose; /* a cache: the pose's meaning does not change */
-  if (__atomic_load_n(&pose->derived, __ATOMIC_ACQUIRE)) return;
+  if ((__atomic_load_n(&pose->derived, __ATOMIC_ACQUIRE) & forms) == forms) return;
   pthread_mutex_lock(&pose->lock);
-  if (!pose->derived) {
+  int want = forms & ~pose->derived;
+  if (want) {
     const skn_rig *rig = pose->rig;
-    pose->dq_scaled[0] = pose->dq_scaled[1] = 0;
-    for (uint32_t j = 0; j < rig->joint_count; ++j) {
-      skn__joint_rotation_forms(&pose->xforms[j], rig, j, pose->world[j]);
-      simd_dq_palette(pose, j);
+    for (int split = 0; split < 2; ++split)
+      if (want & SKN_FORMS_DQ << split) pose->dq_scaled[split] = 0;
+    for (uint32_t j = 0; j <= rig->joint_count; ++j) {
+      if (j < rig->joint_count) joint_rotation_forms(&pose->xforms[j], pose, j, want);
+      for (int split = 0; split < 2; ++split)
+        if (want & SKN_FORMS_DQ << split) dq_palette_entry(pose, j, split);
+      if (want & SKN_FORMS_QUATERNION) quat_palette_entry(pose, j);
     }
-    simd_dq_palette(pose, rig->joint_count);
-    __atomic_store_n(&pose->derived, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&pose->derived, pose->derived | want, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&pose->lock);
 }

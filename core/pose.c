@@ -9,22 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void skn__pose_update(skn_pose *pose) {
-  const skn_rig *rig = pose->rig;
+void skn__pose_update(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local) {
   __atomic_store_n(&pose->derived, 0, __ATOMIC_RELEASE);
-  for (uint32_t k = 0; k < rig->joint_count; ++k) {
-    uint32_t j = rig->order[k];
-    int32_t p = rig->parents[j];
-    if (pose->pinned[j]) {
-      /* W_i^A was given by skn_pose_set_model */
-    } else if (p < 0) {
-      memcpy(pose->world[j], pose->local[j], sizeof pose->world[j]);
-    } else {
-      skn_mat4_mul_affine(pose->world[j], pose->world[p], pose->local[j]);
-    }
-    skn__joint_xform(&pose->xforms[j], rig, j, pose->world[j]);
-    skn__simd_palette(pose, j);
-  }
+  skn__kernels()->pose(pose, first, count, local);
 }
 
 SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
@@ -38,19 +25,21 @@ SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
     pose->world = malloc(n * sizeof *pose->world);
     pose->pinned = calloc(n, 1);
     pose->xforms = malloc(n * sizeof *pose->xforms);
-    size_t simd_bytes = ((size_t)n + 1) * SKN_SIMD_FLOATS * sizeof(float);
-    float **simd[3] = {&pose->simd_lbs, &pose->simd_dqs[0], &pose->simd_dqs[1]};
-    for (int k = 0; k < 3; ++k)
-      if (posix_memalign((void **)simd[k], 64, simd_bytes)) *simd[k] = NULL;
+    size_t palette_bytes = ((size_t)n + 1) * SKN_PALETTE_FLOATS * sizeof(float);
+    float **palettes[4] = {&pose->lbs_palette, &pose->dq_palette[0], &pose->dq_palette[1], &pose->quat_palette};
+    for (int k = 0; k < 4; ++k)
+      if (posix_memalign((void **)palettes[k], 64, palette_bytes)) *palettes[k] = NULL;
   }
-  if (!pose || !pose->local || !pose->world || !pose->pinned || !pose->xforms || !pose->simd_lbs ||
-      !pose->simd_dqs[0] || !pose->simd_dqs[1]) {
+  if (!pose || !pose->local || !pose->world || !pose->pinned || !pose->xforms || !pose->lbs_palette ||
+      !pose->dq_palette[0] || !pose->dq_palette[1] || !pose->quat_palette) {
     skn_pose_destroy(pose);
     return skn__fail(SKN_ERR_OUT_OF_MEMORY, "pose_create: out of memory for %u joints", n);
   }
   memcpy(pose->local, rig->rest_local, n * sizeof *pose->local);
-  skn__simd_palette(pose, n); /* the virtual joint: the identity, for good */
-  skn__pose_update(pose);
+  static const float identity[SKN_PALETTE_FLOATS] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+                                                     1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
+  memcpy(pose->lbs_palette + (size_t)n * SKN_PALETTE_FLOATS, identity, sizeof identity); /* the virtual joint, for good */
+  skn__pose_update(pose, 0, 0, NULL);
   *out_pose = pose;
   return SKN_OK;
 }
@@ -62,9 +51,10 @@ SKN_API void skn_pose_destroy(skn_pose *pose) {
   free(pose->world);
   free(pose->pinned);
   free(pose->xforms);
-  free(pose->simd_lbs);
-  free(pose->simd_dqs[0]);
-  free(pose->simd_dqs[1]);
+  free(pose->lbs_palette);
+  free(pose->dq_palette[0]);
+  free(pose->dq_palette[1]);
+  free(pose->quat_palette);
   free(pose);
 }
 
@@ -78,6 +68,15 @@ static skn_status check_range(const skn_pose *pose, uint32_t first, uint32_t cou
   return SKN_OK;
 }
 
+/* 1 when all of t's ten floats are finite: f - f is +0 for a finite f and
+ * NaN otherwise, and the sum keeps a NaN (three overlapping 4-lane loads). */
+static int transform_finite(const skn_transform *t) {
+  const float *f = t->translation; /* translation, rotation, scale: ten floats in a row (SKN_PIN) */
+  skn_mat4_col a = skn_col_load(f), b = skn_col_load(f + 4), c = skn_col_load(f + 6);
+  skn_mat4_col z = (a - a) + (b - b) + (c - c);
+  return (z[0] + z[1]) + (z[2] + z[3]) == 0.0f;
+}
+
 SKN_API skn_status skn_pose_set_local(skn_pose *pose, uint32_t first, uint32_t count,
                                       const skn_transform *local) {
   skn_status s = check_range(pose, first, count, local, "pose_set_local");
@@ -85,20 +84,12 @@ SKN_API skn_status skn_pose_set_local(skn_pose *pose, uint32_t first, uint32_t c
   for (uint32_t k = 0; k < count; ++k) {
     const skn_transform *t = &local[k];
     const float *q = t->rotation;
-    if (!skn_floats_finite(t->translation, 3) || !skn_floats_finite(q, 4) || !skn_floats_finite(t->scale, 3))
+    if (!transform_finite(t))
       return skn__fail(SKN_ERR_NOT_FINITE, "joint %u: local transform is not finite", first + k);
     if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] == 0.0f)
       return skn__fail(SKN_ERR_INVALID_ARGUMENT, "joint %u: rotation is a zero quaternion", first + k);
   }
-  for (uint32_t k = 0; k < count; ++k) {
-    const skn_transform *t = &local[k];
-    float q[4], len = sqrtf(t->rotation[0] * t->rotation[0] + t->rotation[1] * t->rotation[1] +
-                            t->rotation[2] * t->rotation[2] + t->rotation[3] * t->rotation[3]);
-    for (int c = 0; c < 4; ++c) q[c] = t->rotation[c] / len;
-    skn_mat4_from_trs(pose->local[first + k], t->translation, q, t->scale);
-    pose->pinned[first + k] = 0;
-  }
-  skn__pose_update(pose);
+  skn__pose_update(pose, first, count, local);
   return SKN_OK;
 }
 
@@ -121,7 +112,7 @@ SKN_API skn_status skn_pose_set_model(skn_pose *pose, uint32_t first, uint32_t c
     pose->world[first + k][15] = 1.0f;
     pose->pinned[first + k] = 1;
   }
-  skn__pose_update(pose);
+  skn__pose_update(pose, 0, 0, NULL);
   return SKN_OK;
 }
 
@@ -138,23 +129,19 @@ static size_t palette_entry_size(skn_palette_format f) {
   }
 }
 
-static void write_palette_entry(const skn_joint_xform *x, skn_palette_format f, float *dst) {
+static void write_palette_entry(const skn_pose *pose, uint32_t j, skn_palette_format f, float *dst) {
   switch (f) {
-  case SKN_PALETTE_MAT4:
-    for (int c = 0; c < 4; ++c)
-      for (int r = 0; r < 4; ++r) dst[c * 4 + r] = r < 3 ? x->m[r * 4 + c] : (c == 3 ? 1.0f : 0.0f);
-    break;
-  case SKN_PALETTE_ROWS3X4: memcpy(dst, x->m, 12 * sizeof(float)); break;
+  case SKN_PALETTE_MAT4: memcpy(dst, &SKN_POSE_M(pose, j, 0, 0), 16 * sizeof(float)); break;
+  case SKN_PALETTE_ROWS3X4:
   case SKN_PALETTE_NORMAL_ROWS3X4:
-    for (int r = 0; r < 3; ++r) {
-      memcpy(dst + r * 4, x->n + r * 3, 3 * sizeof(float));
-      dst[r * 4 + 3] = 0.0f;
-    }
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c)
+        dst[r * 4 + c] = f == SKN_PALETTE_ROWS3X4 ? SKN_POSE_M(pose, j, r, c) : c < 3 ? SKN_POSE_N(pose, j, r, c) : 0.0f;
     break;
   case SKN_PALETTE_DUAL_QUAT:
   case SKN_PALETTE_DUAL_QUAT_SCALE:
   case SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y: {
-    const struct skn_joint_dq *dq = &x->dq[f == SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y];
+    const struct skn_joint_dq *dq = &pose->xforms[j].dq[f == SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y];
     memcpy(dst, dq->real, 4 * sizeof(float));
     memcpy(dst + 4, dq->dual, 4 * sizeof(float));
     if (f != SKN_PALETTE_DUAL_QUAT) memcpy(dst + 8, dq->s, 12 * sizeof(float));
@@ -175,8 +162,9 @@ SKN_API skn_status skn_pose_palette(const skn_pose *pose, skn_palette_format for
   if (dst_bytes < need)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_palette: dst_bytes %zu is smaller than %u joints x %zu = %zu",
                      dst_bytes, pose->rig->joint_count, entry, need);
-  if (format >= SKN_PALETTE_DUAL_QUAT) skn__pose_derive(pose);
+  if (format >= SKN_PALETTE_DUAL_QUAT)
+    skn__pose_derive(pose, SKN_FORMS_DQ << (format == SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y));
   for (uint32_t j = 0; j < pose->rig->joint_count; ++j)
-    write_palette_entry(&pose->xforms[j], format, (float *)((char *)dst + j * entry));
+    write_palette_entry(pose, j, format, (float *)((char *)dst + j * entry));
   return SKN_OK;
 }

@@ -39,12 +39,9 @@ static skn_status build_joints(skn_rig *rig, const skn_bind_desc *d) {
     }
   }
   for (uint32_t j = 0; j < n; ++j) {
-    if (d->rest_local) { /* the caller's starting pose, quaternion normalized */
+    if (d->rest_local) { /* the caller's starting pose */
       const skn_transform *t = &d->rest_local[j];
-      float q[4], len = sqrtf(t->rotation[0] * t->rotation[0] + t->rotation[1] * t->rotation[1] +
-                              t->rotation[2] * t->rotation[2] + t->rotation[3] * t->rotation[3]);
-      for (int c = 0; c < 4; ++c) q[c] = t->rotation[c] / len;
-      skn_mat4_from_trs(rig->rest_local[j], t->translation, q, t->scale);
+      skn_mat4_from_trs(rig->rest_local[j], t->translation, t->rotation, t->scale);
     } else if (rig->parents[j] < 0) { /* the bind pose: local = (W_parent^R)^-1 W^R */
       memcpy(rig->rest_local[j], rig->bind[j], sizeof rig->bind[j]);
     } else {

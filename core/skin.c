@@ -51,15 +51,16 @@ static skn_kernel_fn pick_kernel(const skn_rig *rig, skn_method m) {
   if (!rig->blocks) return kernels[m];
   switch (m) {
   case SKN_METHOD_LBS_MATRIX: return k->lbs;
+  case SKN_METHOD_LBS_QUATERNION: return k->lbs_quaternion;
   case SKN_METHOD_DQS: return k->dqs;
   case SKN_METHOD_BLEND: return k->blend;
-  case SKN_METHOD_COR: return k->cor;
-  default: return kernels[m];
+  default: return k->cor; /* SKN_METHOD_COR: check_request refused any other */
   }
 }
 
 static skn_status check_method(const skn_rig *rig, const skn_pose *pose, const skn_skin_desc *d) {
-  if (d->method != SKN_METHOD_LBS_MATRIX) skn__pose_derive(pose); /* the rotation forms, once per pose change */
+  if (d->method == SKN_METHOD_LBS_QUATERNION) skn__pose_derive(pose, SKN_FORMS_QUATERNION);
+  else if (d->method != SKN_METHOD_LBS_MATRIX) skn__pose_derive(pose, SKN_FORMS_DQ << d->dqs_scale); /* once per pose change */
   switch (d->method) {
   case SKN_METHOD_LBS_QUATERNION: return check_similar(rig, pose);
   case SKN_METHOD_BLEND:

@@ -101,7 +101,7 @@ static void local_matrix(const skn_gltf *g, uint32_t i, uint32_t a, float t, flo
       else if (ch->path == GLTF_PATH_SCALE) sample(g, s, 3, t, sc);
     }
   }
-  normalize4(rot);
+  if (rot[0] == 0 && rot[1] == 0 && rot[2] == 0 && rot[3] == 0) rot[3] = 1; /* no rotation rather than NaN */
   skn_mat4_from_trs(m, tr, rot, sc);
 }
 

@@ -1,7 +1,7 @@
 /* dqs_simd.h — dual quaternion skinning, its blend with LBS, and optimized
  * centers of rotation, a group of SKN_L vertices at a time like LBS (the
  * scalar references and their formulas are in dqs.c and cor.c). Per joint
- * the kernels read 32 floats (pose->simd_dqs[split]): the unit dual
+ * the kernels read 32 floats (pose->dq_palette[split]): the unit dual
  * quaternion of the rigid part (8 lanes: real xyzw, dual xyzw) and the
  * bind-space scale/shear S_i as four padded columns. The dual quaternions
  * are transposed an influence slot at a time and blended in lanes, the
@@ -52,12 +52,14 @@ SKN_INLINE lanes3 rows_normal_apply(const lanes s[16], lanes3 v) {
   return (lanes3){y.x * sign, y.y * sign, y.z * sign};
 }
 
-/* Influence slot i's dual quaternions for the group, as rows 0..7: the
- * transpose of the SKN_L joints' 8-float records (16 lanes: two 8 x 8
- * halves, records l and l + 8 sharing a vector). Lanes past the range
- * read the slots that follow (pack.c pads the end), as group_blend. */
-SKN_INLINE void slot_dq_rows(const float *pal, const uint16_t *J, const int k, const int i, lanes q[8]) {
-#define SKN_REC(l) (pal + (size_t)J[(l) * k + i] * SKN_SIMD_FLOATS)
+/* Influence slot i's 8-float records at `pal` (+ the joint's palette
+ * entry) for the group, as rows 0..7 — the dual quaternions, or half of an
+ * LBS_QUATERNION record: the transpose of the SKN_L joints' records (16
+ * lanes: two 8 x 8 halves, records l and l + 8 sharing a vector). Lanes
+ * past the range read the slots that follow (pack.c pads the end), as
+ * group_blend. */
+SKN_INLINE void slot_rows8(const float *pal, const uint16_t *J, const int k, const int i, lanes q[8]) {
+#define SKN_REC(l) (pal + (size_t)J[(l) * k + i] * SKN_PALETTE_FLOATS)
 #if SKN_L == 16
   SKN_UNROLL for (int l = 0; l < 8; ++l) {
     v8 a = ld8(SKN_REC(l)), b = ld8(SKN_REC(l + 8));
@@ -107,7 +109,7 @@ SKN_INLINE lanes slot_weights(const float *W, const int k, const int i) {
 SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const float *W, const int k,
                                const int scaled, const int rotation_only, lanes qr[16], lanes sr[16],
                                lanes *wsum) {
-  const float *pal = job->pose->simd_dqs[job->split];
+  const float *pal = job->pose->dq_palette[job->split];
   const int parts = rotation_only ? 4 : 8;
   lanes ws = lanes_splat(0.0f), wr[4];
   SKN_UNROLL for (int c = 0; c < 8; ++c) qr[c] = ws;
@@ -115,7 +117,7 @@ SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const
   _Pragma("GCC unroll 8") for (int i = 0; i < k; ++i) {
     lanes q[8], w = k <= 4 ? wr[i] : slot_weights(W, k, i);
     ws += w;
-    slot_dq_rows(pal, J, k, i, q);
+    slot_rows8(pal, J, k, i, q);
     lanes d = qr[0] * q[0] + qr[1] * q[1];
     d = d + qr[2] * q[2];
     d = d + qr[3] * q[3];
@@ -129,7 +131,7 @@ SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const
     mat sm[SKN_L];
     SKN_UNROLL for (uint32_t l = 0; l < SKN_L; ++l) {
       sm[l] = mat_zero();
-      for (int i = 0; i < k; ++i) sm[l] = mat_fma(sm[l], W[l * k + i], pal + (size_t)J[l * k + i] * SKN_SIMD_FLOATS + 8);
+      for (int i = 0; i < k; ++i) sm[l] = mat_fma(sm[l], W[l * k + i], pal + (size_t)J[l * k + i] * SKN_PALETTE_FLOATS + 8);
     }
     records_to_rows(sm, 16, sr);
     lanes inv = 1.0f / ws; /* ws sums the weights in the same order a per-vertex sum would */
@@ -176,7 +178,7 @@ SKN_INLINE void cor_group(const skn_skin_job *job, uint32_t v, const uint32_t n,
   lanes qr[16], sr[16], mr[16], wsum;
   mat m[SKN_L], unused[SKN_L];
   group_dq_blend(job, J, W, k, scaled, 1, qr, sr, &wsum);
-  group_blend(job->pose->simd_lbs, J, W, k, 0, m, unused);
+  group_blend(job->pose->lbs_palette, J, W, k, 0, m, unused);
   records_to_rows(m, 16, mr);
   rigid_lanes r = rigid_of_rows(qr);
   lanes3 p0 = group_load3(job->rig->positions, v, n), c = group_load3(job->rig->centers, v, n);

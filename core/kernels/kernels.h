@@ -1,8 +1,10 @@
-/* kernels.h — the vectorised kernels. One source per method (lbs_simd.h,
- * dqs_simd.h) is compiled once per instruction set — portable (the
+/* kernels.h — the vectorised kernels. One source per family (lbs_simd.h,
+ * lbsq_simd.h, dqs_simd.h for DQS, BLEND and COR, pose_simd.h for forward
+ * kinematics) is compiled once per instruction set — portable (the
  * compiler's baseline), AVX2+FMA and AVX-512 — and simd.c picks one set at
  * run time, so that one libskn.so.1 runs everywhere and fast where it can.
- * Every kernel is tested against the scalar reference (lbs.c, dqs.c, cor.c).
+ * Every kernel is tested against the scalar reference (lbs.c, dqs.c, cor.c;
+ * the pose against a double-precision one, test_pose.c).
  *
  * The data they read is laid out at bind (pack.c) and per pose (palette):
  *   - vertices in blocks of SKN_PACK_BLOCK; a block's influences padded to
@@ -10,9 +12,9 @@
  *     weights as float; padding and vertices without influences point at a
  *     virtual joint (index joint_count) whose transform is the identity, and
  *     a group's worth of such slots follows the last vertex;
- *   - per joint, 32 floats aligned to 64 bytes: LBS's 3x4 matrix as four
- *     padded columns (c0 c1 c2 t) and the normal matrix likewise, so that
- *     one 16-lane vector holds a whole matrix. */
+ *   - per joint, the pose's palettes (internal.h): SKN_PALETTE_FLOATS floats
+ *     aligned to 64 bytes, matrices as padded columns, so that one 16-lane
+ *     vector holds a whole matrix. */
 #ifndef SKN_KERNELS_H
 #define SKN_KERNELS_H
 
@@ -20,11 +22,13 @@
 
 #define SKN_PACK_BLOCK 256u
 #define SKN_PACK_GROUP 16u /* the widest kernels' group (soa.h): the layout ends in a group's worth of padding */
-#define SKN_SIMD_FLOATS 32u /* per joint in pose->simd_lbs and pose->simd_dqs[split] */
 
 typedef struct skn_kernel_set {
   const char *name;
-  skn_kernel_fn lbs, dqs, blend, cor;
+  skn_kernel_fn lbs, lbs_quaternion, dqs, blend, cor;
+  /* locals [first, first + count) from `local` where given (validated), then
+   * forward kinematics and the LBS palette (pose_simd.h) */
+  void (*pose)(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local);
 } skn_kernel_set;
 
 extern const skn_kernel_set skn__kernels_portable, skn__kernels_avx2, skn__kernels_avx512;
@@ -36,7 +40,5 @@ const skn_kernel_set *skn__kernels(void);
  * serve (more than 65535 joints); returns SKN_ERR_OUT_OF_MEMORY only. */
 skn_status skn__pack_influences(skn_rig *rig);
 
-/* The SIMD palette entries of joint j (j == joint_count: the identity). */
-void skn__simd_palette(skn_pose *pose, uint32_t j);
 
 #endif

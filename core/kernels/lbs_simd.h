@@ -79,7 +79,7 @@ SKN_INLINE void group_blend(const float *pal, const uint16_t *J, const float *W,
     uint32_t s = l * k;
     mat a = mat_zero(), b = mat_zero();
     _Pragma("GCC unroll 8") for (int i = 0; i < k; ++i) {
-      const float *e = pal + (size_t)J[s + i] * SKN_SIMD_FLOATS;
+      const float *e = pal + (size_t)J[s + i] * SKN_PALETTE_FLOATS;
       a = mat_fma(a, W[s + i], e);
       if (normals) b = mat_fma(b, W[s + i], e + 16);
     }
@@ -145,7 +145,7 @@ SKN_INLINE void lbs_group(const skn_skin_job *job, uint32_t v, const uint32_t n,
   const skn_rig *rig = job->rig;
   mat m[SKN_L], nm[SKN_L];
   lanes r[16];
-  group_blend(job->pose->simd_lbs, J, W, k, normals, m, nm);
+  group_blend(job->pose->lbs_palette, J, W, k, normals, m, nm);
   records_to_rows(m, 16, r);
   o->p = rows_apply3(r, group_load3(rig->positions, v, n), 1);
   if (tangents) { /* t = M t0, w negated where det M < 0 */

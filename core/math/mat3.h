@@ -49,25 +49,10 @@ static inline void skn_m3_mul_tn(double r[9], const double a[9], const double b[
   memcpy(r, t, sizeof t);
 }
 
-/* The normal matrix A^-T, or cof(A) where A is singular by the same
- * scale-free rule as bind matrices (|det| <= 1e-7 * product of column
- * lengths), so that a joint scaled to zero gives no NaN. */
-static inline void skn_m3_normal_matrix(double r[9], const double a[9]) {
-  double len2 = 1.0;
-  for (int c = 0; c < 3; ++c) len2 *= a[c] * a[c] + a[3 + c] * a[3 + c] + a[6 + c] * a[6 + c];
-  skn_m3_cofactor(r, a);
-  double det = a[0] * r[0] + a[1] * r[1] + a[2] * r[2]; /* along row 0: skn_m3_det, bit for bit */
-  if (det * det > 1e-14 * len2) { /* |det| > 1e-7 |a_0| |a_1| |a_2|, squared */
-    double inv = 1.0 / det;
-    for (int i = 0; i < 9; ++i) r[i] *= inv;
-  }
-}
-
-/* Largest |(A^T A)_ij - s^2 delta_ij| / s^2 with s^2 = trace(A^T A)/3: zero
- * exactly when A is a rotation times a uniform scale (or a mirror). */
-static inline double skn_m3_similarity_error(const double a[9], double *scale2) {
-  double g[9];
-  skn_m3_mul_tn(g, a, a);
+/* Largest |(A^T A)_ij - s^2 delta_ij| / s^2 with s^2 = trace(A^T A)/3,
+ * given g = A^T A: zero exactly when A is a rotation times a uniform scale
+ * (or a mirror). */
+static inline double skn_m3_similarity_error(const double g[9], double *scale2) {
   double s2 = (g[0] + g[4] + g[8]) / 3.0, err = 0.0;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) {
@@ -82,34 +67,34 @@ static inline double skn_m3_similarity_error(const double a[9], double *scale2) 
  * the largest diagonal term so that the square root is never of a small
  * number), normalized to absorb a slightly non-orthogonal input. */
 static inline void skn_m3_to_quat(double q[4], const double r[9]) {
-  double tr = r[0] + r[4] + r[8];
+  double tr = r[0] + r[4] + r[8], s, is; /* s = 4 |q_k| for the largest component k; is = 1/s */
   if (tr > 0.0) {
-    double s = 2.0 * sqrt(1.0 + tr);
+    s = 2.0 * sqrt(1.0 + tr), is = 1.0 / s;
     q[3] = 0.25 * s;
-    q[0] = (r[7] - r[5]) / s;
-    q[1] = (r[2] - r[6]) / s;
-    q[2] = (r[3] - r[1]) / s;
+    q[0] = (r[7] - r[5]) * is;
+    q[1] = (r[2] - r[6]) * is;
+    q[2] = (r[3] - r[1]) * is;
   } else if (r[0] > r[4] && r[0] > r[8]) {
-    double s = 2.0 * sqrt(1.0 + r[0] - r[4] - r[8]);
-    q[3] = (r[7] - r[5]) / s;
+    s = 2.0 * sqrt(1.0 + r[0] - r[4] - r[8]), is = 1.0 / s;
+    q[3] = (r[7] - r[5]) * is;
     q[0] = 0.25 * s;
-    q[1] = (r[1] + r[3]) / s;
-    q[2] = (r[2] + r[6]) / s;
+    q[1] = (r[1] + r[3]) * is;
+    q[2] = (r[2] + r[6]) * is;
   } else if (r[4] > r[8]) {
-    double s = 2.0 * sqrt(1.0 + r[4] - r[0] - r[8]);
-    q[3] = (r[2] - r[6]) / s;
-    q[0] = (r[1] + r[3]) / s;
+    s = 2.0 * sqrt(1.0 + r[4] - r[0] - r[8]), is = 1.0 / s;
+    q[3] = (r[2] - r[6]) * is;
+    q[0] = (r[1] + r[3]) * is;
     q[1] = 0.25 * s;
-    q[2] = (r[5] + r[7]) / s;
+    q[2] = (r[5] + r[7]) * is;
   } else {
-    double s = 2.0 * sqrt(1.0 + r[8] - r[0] - r[4]);
-    q[3] = (r[3] - r[1]) / s;
-    q[0] = (r[2] + r[6]) / s;
-    q[1] = (r[5] + r[7]) / s;
+    s = 2.0 * sqrt(1.0 + r[8] - r[0] - r[4]), is = 1.0 / s;
+    q[3] = (r[3] - r[1]) * is;
+    q[0] = (r[2] + r[6]) * is;
+    q[1] = (r[5] + r[7]) * is;
     q[2] = 0.25 * s;
   }
-  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  for (int i = 0; i < 4; ++i) q[i] /= n;
+  double in = 1.0 / sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (int i = 0; i < 4; ++i) q[i] *= in;
 }
 
 static inline void skn_m3_transpose(double r[9], const double a[9]) {

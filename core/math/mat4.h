@@ -15,38 +15,79 @@ static inline void skn_mat4_identity(float r[16]) {
   r[0] = r[5] = r[10] = r[15] = 1.0f;
 }
 
-/* r = a * b for affine a and b (bottom rows 0 0 0 1); r may alias a or b. */
 /* Columns as 4-lane vectors (a GCC extension: SSE2 on x86-64, generic code
- * elsewhere): every element is a(r,0) b(0,c) + a(r,1) b(1,c) + a(r,2) b(2,c)
- * (+ a(r,3) in column 3), the order of the plain formula, bit for bit; the
- * bottom row is set to 0 0 0 1 exactly. */
+ * elsewhere): lane r of column c is element (r, c). */
 typedef float skn_mat4_col __attribute__((vector_size(16)));
+typedef int skn_mat4_icol __attribute__((vector_size(16)));
 
+static inline skn_mat4_col skn_col_load(const float *p) {
+  skn_mat4_col v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* The columns of a * b for affine a (as columns) and b (bottom rows
+ * 0 0 0 1): every element is a(r,0) b(0,c) + a(r,1) b(1,c) + a(r,2) b(2,c)
+ * (+ a(r,3) in column 3), the order of the plain formula, bit for bit, in
+ * registers; the bottom row is made 0 0 0 1 exactly by masks (an
+ * overflow's inf * 0 would otherwise put a NaN there). */
+static inline void skn_cols_mul_affine(skn_mat4_col r[4], const skn_mat4_col a[4], const float b[16]) {
+  const skn_mat4_icol xyz = {-1, -1, -1, 0}, w1 = {0, 0, 0, 0x3f800000 /* 1.0f */};
+  skn_mat4_col t0 = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+  skn_mat4_col t1 = a[0] * b[4] + a[1] * b[5] + a[2] * b[6];
+  skn_mat4_col t2 = a[0] * b[8] + a[1] * b[9] + a[2] * b[10];
+  skn_mat4_col t3 = a[0] * b[12] + a[1] * b[13] + a[2] * b[14] + a[3];
+  r[0] = (skn_mat4_col)((skn_mat4_icol)t0 & xyz);
+  r[1] = (skn_mat4_col)((skn_mat4_icol)t1 & xyz);
+  r[2] = (skn_mat4_col)((skn_mat4_icol)t2 & xyz);
+  r[3] = (skn_mat4_col)(((skn_mat4_icol)t3 & xyz) | w1);
+}
+
+/* r = a * b for affine a and b as column-major float[16]; r may alias a or b. */
 static inline void skn_mat4_mul_affine(float r[16], const float a[16], const float b[16]) {
-  skn_mat4_col ac[4], t[4];
-  memcpy(ac, a, sizeof ac);
-  for (int c = 0; c < 4; ++c) t[c] = ac[0] * b[c * 4] + ac[1] * b[c * 4 + 1] + ac[2] * b[c * 4 + 2];
-  t[3] += ac[3];
-  for (int c = 0; c < 4; ++c) t[c][3] = c == 3 ? 1.0f : 0.0f;
+  skn_mat4_col ac[4] = {skn_col_load(a), skn_col_load(a + 4), skn_col_load(a + 8), skn_col_load(a + 12)}, t[4];
+  skn_cols_mul_affine(t, ac, b);
   memcpy(r, t, sizeof t);
 }
 
-/* local = T * R * S (glTF 2.0 §3.5.3); q must be unit length. */
-static inline void skn_mat4_from_trs(float r[16], const float t[3], const float q[4],
-                                     const float s[3]) {
+#if defined(__clang__) || __GNUC__ >= 12
+#define SKN_COL_YZX(v) __builtin_shufflevector(v, v, 1, 2, 0, 3)
+#else
+#define SKN_COL_YZX(v) __builtin_shuffle(v, (skn_mat4_icol){1, 2, 0, 3})
+#endif
+
+/* a x b in lanes 0-2: lane i of a * yzx(b) - yzx(a) * b is component i + 2
+ * of the cross product, so one more rotation puts x, y, z in place; lane 3
+ * is a3 b3 - a3 b3, zero for finite input. */
+static inline skn_mat4_col skn_col_cross(skn_mat4_col a, skn_mat4_col b) {
+  skn_mat4_col c = a * SKN_COL_YZX(b) - SKN_COL_YZX(a) * b;
+  return SKN_COL_YZX(c);
+}
+
+static inline float skn_col_dot3(skn_mat4_col a, skn_mat4_col b) {
+  skn_mat4_col p = a * b;
+  return p[0] + p[1] + p[2];
+}
+
+/* local = T * R * S (glTF 2.0 sec. 3.5.3) with R the rotation of q/|q| for
+ * any non-zero q: R = I + (2/|q|^2) (w [v]x + [v]x^2), v = (x, y, z), the
+ * usual unit-quaternion matrix with 2 -> 2/|q|^2 (no square root, one
+ * division). */
+static inline void skn_mat4_from_trs(float r[16], const float t[3], const float q[4], const float s[3]) {
   float x = q[0], y = q[1], z = q[2], w = q[3];
-  float rot[9] = {
-      1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),  /* column 0 */
-      2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),  /* column 1 */
-      2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y)}; /* column 2 */
-  for (int c = 0; c < 3; ++c) {
-    for (int row = 0; row < 3; ++row) r[c * 4 + row] = rot[c * 3 + row] * s[c];
-    r[c * 4 + 3] = 0.0f;
-  }
-  r[12] = t[0];
-  r[13] = t[1];
-  r[14] = t[2];
-  r[15] = 1.0f;
+  float k = 2.0f / (x * x + y * y + z * z + w * w);
+  float xk = x * k, yk = y * k, zk = z * k;
+  float xx = x * xk, yy = y * yk, zz = z * zk, xy = x * yk, xz = x * zk, yz = y * zk;
+  float wx = w * xk, wy = w * yk, wz = w * zk;
+  skn_mat4_col c0 = {1 - (yy + zz), xy + wz, xz - wy, 0}, c1 = {xy - wz, 1 - (xx + zz), yz + wx, 0},
+               c2 = {xz + wy, yz - wx, 1 - (xx + yy), 0}, c3 = {t[0], t[1], t[2], 1};
+  c0 *= (skn_mat4_col){s[0], s[0], s[0], 1}; /* the bottom row stays exactly 0 */
+  c1 *= (skn_mat4_col){s[1], s[1], s[1], 1};
+  c2 *= (skn_mat4_col){s[2], s[2], s[2], 1};
+  memcpy(r, &c0, sizeof c0);
+  memcpy(r + 4, &c1, sizeof c1);
+  memcpy(r + 8, &c2, sizeof c2);
+  memcpy(r + 12, &c3, sizeof c3);
 }
 
 /* Determinant of the upper 3x3. */

@@ -136,12 +136,12 @@ static int make_rig(bench_rig *b, uint32_t n, int k) {
 }
 
 /* Bytes a vertex moves: rest attributes and influences in, results out (the
- * palette stays in cache); methods read what else they need per vertex. */
+ * palette stays in cache); methods read what else they need per vertex
+ * (LBS_QUATERNION's kernel forms its offsets v0 - c_i itself). */
 static double bytes_per_vertex(const bench_rig *b, skn_method m, int attrs) {
   double io = 24.0 + (attrs > 0 ? 24.0 : 0.0) + (attrs > 1 ? 32.0 : 0.0), extra = 0;
   if (m == SKN_METHOD_BLEND) extra = 4;
   if (m == SKN_METHOD_COR) extra = 13;
-  if (m == SKN_METHOD_LBS_QUATERNION) extra = b->bytes_influences / 6 * 14 + 4; /* CSR + per-influence offsets */
   return io + b->bytes_influences + extra;
 }
 
@@ -247,9 +247,10 @@ static void bench_pool(FILE *js) {
 
 #define POSE_JOINTS 1000u
 
-/* The floor for one pass over a hierarchy, measured in the same run: local
- * TRS to a 3x4 matrix (glTF 2.0 sec. 3.5.3) and the parent's product, in
- * plain C, nothing else (no skinning matrix, no normal matrix, no copies). */
+/* The baseline for one pass over a hierarchy, measured in the same run:
+ * local TRS to a 3x4 matrix (glTF 2.0 sec. 3.5.3) and the parent's product,
+ * in plain C, nothing else (no validation, no skinning matrix, no normal
+ * matrix, no copies). */
 static void plain_fk(const int32_t *parents, const skn_transform *t, float (*world)[12]) {
   for (uint32_t j = 0; j < POSE_JOINTS; ++j) {
     const float *q = t[j].rotation, *s = t[j].scale;
@@ -268,10 +269,10 @@ static void plain_fk(const int32_t *parents, const skn_transform *t, float (*wor
   }
 }
 
-/* skn_pose_set_local for every joint (forward kinematics, M_i, normal
- * matrices, the kernels' palette) and, after it, the dual quaternion forms
- * (skn_pose_palette DUAL_QUAT: the first DQS / BLEND / COR call of a pose
- * pays the same), against plain_fk; medians of 101. */
+/* skn_pose_set_local for every joint (validation, forward kinematics, M_i,
+ * normal matrices, the kernels' palette) and, after it, the dual quaternion
+ * forms of one split (skn_pose_palette DUAL_QUAT: the first DQS / BLEND /
+ * COR call of a pose pays the same), against plain_fk; medians of 101. */
 static void bench_pose(FILE *js) {
   int32_t parents[POSE_JOINTS];
   float bind[POSE_JOINTS * 16] = {0}, pos[POSE_JOINTS * 3] = {0}, w[POSE_JOINTS];
@@ -310,8 +311,8 @@ static void bench_pose(FILE *js) {
   }
   double mf = median(fk, 101) * 1e6, ms = median(set, 101) * 1e6, md = median(dq, 101) * 1e6;
   printf("\npose: %u joints (a binary tree), medians of 101\n", POSE_JOINTS);
-  printf("  plain FK (TRS -> 3x4, parent product; the floor)   %8.2f us\n", mf);
-  printf("  skn_pose_set_local (FK, M_i, normal matrices)       %8.2f us  %5.2fx the floor  %5.1f ns/joint\n", ms,
+  printf("  plain FK in C (TRS -> 3x4, parent product)        %8.2f us\n", mf);
+  printf("  skn_pose_set_local (FK, M_i, normal matrices)       %8.2f us  %5.2fx plain FK  %5.1f ns/joint\n", ms,
          ms / mf, ms * 1e3 / POSE_JOINTS);
   printf("  + dual quaternion forms (first DQS call of a pose)  %8.2f us\n", md);
   if (js)

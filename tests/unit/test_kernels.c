@@ -80,14 +80,19 @@ START_TEST(every_kernel_matches_the_scalar_reference) {
       for (int m = SKN_METHOD_LBS_MATRIX; m <= SKN_METHOD_COR; ++m)
         for (int attrs = 0; attrs <= 2; ++attrs)
           for (int split = 0; split < (m >= SKN_METHOD_DQS ? 2 : 1); ++split) {
-            if (m == SKN_METHOD_LBS_QUATERNION) continue;
             ck_assert_int_eq(skn_set_simd(SKN_SIMD_SCALAR), SKN_OK);
             outputs ref = skin_all(rig, pose, (skn_method)m, t.vertex_count, attrs, (skn_dqs_scale)split);
             ck_assert_int_eq(skn_set_simd(LEVELS[l]), SKN_OK);
             outputs got = skin_all(rig, pose, (skn_method)m, t.vertex_count, attrs, (skn_dqs_scale)split);
             double dp = worst(got.p, ref.p, t.vertex_count * 3), dn = worst(got.n, ref.n, t.vertex_count * 3),
                    dt = worst(got.t, ref.t, t.vertex_count * 4);
-            ck_assert_msg(dp <= 1e-6 * t.size && dn <= 2e-6 && dt <= 2e-6,
+            /* LBS_QUATERNION's reference blends its tangent 3x3 from float
+             * quaternion rotations of the basis: 3.4e-6 from a double
+             * evaluation on the width-8 rig, where the kernel's A_i = s_i R(q_i),
+             * built in double, is 1.2e-6 off (the blend of 8 random rotations
+             * is short, and normalising magnifies both) */
+            double tangent_tol = m == SKN_METHOD_LBS_QUATERNION ? 4e-6 : 2e-6;
+            ck_assert_msg(dp <= 1e-6 * t.size && dn <= 2e-6 && dt <= tangent_tol,
                           "%s, width %u, method %d, attrs %d, split %d: positions %g (size %g), normals %g, tangents %g",
                           LEVEL_NAMES[l], widths[w], m, attrs, split, dp, t.size, dn, dt);
             outputs_free(&ref);
@@ -115,7 +120,7 @@ START_TEST(ranges_and_strides_stay_inside) {
     skn_pose *pose = pose_or_fail(rig);
     ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
     uint32_t nv = t.vertex_count;
-    for (int m = SKN_METHOD_LBS_MATRIX; m <= SKN_METHOD_COR; m += (m == 0 ? 2 : 1)) {
+    for (int m = SKN_METHOD_LBS_MATRIX; m <= SKN_METHOD_COR; ++m) {
       float *whole = malloc(nv * 12), *part = malloc(nv * 12), *inter = malloc(nv * 32);
       skin_or_fail(rig, pose, (skn_method)m, whole, NULL, NULL);
       for (uint32_t i = 0; i < nv * 3; ++i) part[i] = -5.0f;
@@ -196,7 +201,8 @@ START_TEST(streaming_stores_match_cached) {
     uint32_t nv = t.vertex_count;
     void *mem;
     ck_assert_int_eq(posix_memalign(&mem, 64, (size_t)nv * 40 + 256), 0);
-    const skn_method methods[] = {SKN_METHOD_LBS_MATRIX, SKN_METHOD_DQS, SKN_METHOD_BLEND, SKN_METHOD_COR};
+    const skn_method methods[] = {SKN_METHOD_LBS_MATRIX, SKN_METHOD_LBS_QUATERNION, SKN_METHOD_DQS,
+                                  SKN_METHOD_BLEND, SKN_METHOD_COR};
     for (size_t m = 0; m < sizeof methods / sizeof methods[0]; ++m) check_streaming(rig, pose, methods[m], nv, mem);
     free(mem);
     skn_pose_destroy(pose);

@@ -125,6 +125,59 @@ START_TEST(set_model_equals_set_local) {
 }
 END_TEST
 
+/* The palette on a random 120-joint rig with non-uniform scales and
+ * unnormalized quaternions equals the reference's double-precision FK,
+ * M_i = W_i^A (W_i^R)^-1 and N_i = M_i^-T (testlib.c), and is the same bit
+ * for bit whichever instruction set computes it (pose_simd.h). */
+START_TEST(palette_matches_reference_on_every_instruction_set) {
+  static const skn_simd levels[] = {SKN_SIMD_SCALAR, SKN_SIMD_PORTABLE, SKN_SIMD_AVX2, SKN_SIMD_AVX512};
+  test_rig t;
+  test_rig_random(&t, 61, 120, 10, 1, 2);
+  skn_bind_desc d = test_rig_desc(&t);
+  skn_rig *rig = bind_or_fail(&d);
+  for (uint32_t j = 0; j < t.joint_count; ++j)
+    for (int c = 0; c < 4; ++c) t.pose[j].rotation[c] *= 0.5f + (float)(j % 5); /* |q| from 0.5 to 4.5 */
+  double (*ref)[16] = malloc(t.joint_count * sizeof *ref);
+  ref_palette(&t, ref);
+  size_t n = (size_t)t.joint_count * 16;
+  float *first = malloc(n * 2 * sizeof(float)), *got = malloc(n * 2 * sizeof(float));
+  int runs = 0;
+  for (size_t l = 0; l < sizeof levels / sizeof levels[0]; ++l) {
+    if (skn_set_simd(levels[l]) != SKN_OK) continue; /* not on this CPU */
+    skn_pose *pose = pose_or_fail(rig);
+    ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
+    ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, got, n * sizeof(float)), SKN_OK);
+    ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_NORMAL_ROWS3X4, got + n, n * sizeof(float)), SKN_OK);
+    skn_pose_destroy(pose);
+    if (runs++ == 0) {
+      memcpy(first, got, n * 2 * sizeof(float));
+      for (uint32_t j = 0; j < t.joint_count; ++j) {
+        double inv[16], scale = 0, nscale = 0;
+        dm_invert(inv, ref[j]);
+        for (int e = 0; e < 16; ++e) scale = fmax(scale, fabs(ref[j][e]));
+        for (int e = 0; e < 16; ++e) nscale = fmax(nscale, fabs(inv[e]));
+        for (int e = 0; e < 16; ++e)
+          ck_assert_msg(fabs(got[j * 16 + e] - ref[j][e]) <= 1e-5 * scale, "joint %u: M[%d] %g, reference %g", j, e,
+                        got[j * 16 + e], ref[j][e]);
+        for (int r = 0; r < 3; ++r) /* N_i(r, c) = (M_i^-1)(c, r) */
+          for (int c = 0; c < 3; ++c)
+            ck_assert_msg(fabs(got[n + j * 12 + r * 4 + c] - inv[r * 4 + c]) <= 1e-5 * nscale,
+                          "joint %u: N(%d,%d) %g, reference %g", j, r, c, got[n + j * 12 + r * 4 + c], inv[r * 4 + c]);
+      }
+    } else {
+      ck_assert_msg(!memcmp(first, got, n * 2 * sizeof(float)), "simd level %d: the palette differs", (int)levels[l]);
+    }
+  }
+  ck_assert_int_ge(runs, 2);
+  ck_assert_int_eq(skn_set_simd(SKN_SIMD_AUTO), SKN_OK);
+  free(first);
+  free(got);
+  free(ref);
+  skn_rig_destroy(rig);
+  test_rig_free(&t);
+}
+END_TEST
+
 /* bind's rest_local is the starting pose of every new pose. */
 START_TEST(rest_local_starting_pose) {
   static const int32_t parents[2] = {-1, 0};
@@ -217,6 +270,7 @@ Suite *suite_pose(void) {
   tcase_add_test(tc, palette_formats);
   tcase_add_test(tc, set_model_semantics);
   tcase_add_test(tc, set_model_equals_set_local);
+  tcase_add_test(tc, palette_matches_reference_on_every_instruction_set);
   tcase_add_test(tc, rest_local_starting_pose);
   tcase_add_test(tc, quaternion_form_refuses_shear);
   tcase_add_test(tc, version_and_names);

@@ -1,0 +1,100 @@
+/* lbsq_simd.h — LBS in the quaternion form, v = sum w_i (b_i + s_i R_i v'_i)
+ * with v'_i = v0 - c_i (eq. 1-3; the scalar reference is lbs.c's
+ * lbs_quaternion_vertex), a group of SKN_L vertices at a time. Per joint
+ * the kernel reads pose->quat_palette's 16-float record (internal.h):
+ * A_i = s_i R(q_i), b_i, c_i and 1/s_i^2, transposed an influence slot at a
+ * time (as DQS's dual quaternions), so that each influence's offset form
+ * is a few multiply-adds in lanes: the offsets v0 - c_i are formed in the
+ * kernel, the same float subtraction bind's bone offsets make, and keep the
+ * form's precision far from the origin. Normals blend (w_i / s_i^2) A_i,
+ * tangents w_i A_i, applied once per vertex. Included by kernels_<isa>.c
+ * after dqs_simd.h. */
+
+/* rows r[0..8] (A row-major) times d, plus r[9..11] (b). */
+SKN_INLINE lanes3 quat_rows_apply(const lanes r[16], lanes3 d) {
+  lanes3 y;
+  y.x = lanes_fma(r[2], d.z, lanes_fma(r[1], d.y, lanes_fma(r[0], d.x, r[9])));
+  y.y = lanes_fma(r[5], d.z, lanes_fma(r[4], d.y, lanes_fma(r[3], d.x, r[10])));
+  y.z = lanes_fma(r[8], d.z, lanes_fma(r[7], d.y, lanes_fma(r[6], d.x, r[11])));
+  return y;
+}
+
+/* A row-major 3x3 in lanes times v. */
+SKN_INLINE lanes3 m3_apply(const lanes a[9], lanes3 v) {
+  return (lanes3){lanes_fma(a[2], v.z, lanes_fma(a[1], v.y, a[0] * v.x)),
+                  lanes_fma(a[5], v.z, lanes_fma(a[4], v.y, a[3] * v.x)),
+                  lanes_fma(a[8], v.z, lanes_fma(a[7], v.y, a[6] * v.x))};
+}
+
+SKN_INLINE lanes m3_det(const lanes a[9]) {
+  return a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) + a[2] * (a[3] * a[7] - a[4] * a[6]);
+}
+
+/* LBS_QUATERNION of vertices v .. v + n - 1 (as lbs_group). */
+SKN_INLINE void lbsq_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
+                           const int k, const int normals, const int tangents, group_out *o) {
+  const skn_rig *rig = job->rig;
+  const float *pal = job->pose->quat_palette;
+  const lanes zero = lanes_splat(0.0f);
+  lanes3 x = group_load3(rig->positions, v, n), p = {zero, zero, zero};
+  lanes na[9], ta[9], wr[4];
+  SKN_UNROLL for (int e = 0; e < 9; ++e) na[e] = ta[e] = zero;
+  if (k <= 4) group_weight_rows(W, k, wr);
+  _Pragma("GCC unroll 8") for (int i = 0; i < k; ++i) {
+    lanes r[16], w = k <= 4 ? wr[i] : slot_weights(W, k, i);
+    slot_rows8(pal, J, k, i, r);
+    slot_rows8(pal + 8, J, k, i, r + 8);
+    lanes3 y = quat_rows_apply(r, (lanes3){x.x - r[12], x.y - r[13], x.z - r[14]});
+    p = (lanes3){lanes_fma(w, y.x, p.x), lanes_fma(w, y.y, p.y), lanes_fma(w, y.z, p.z)};
+    if (normals) {
+      lanes c = w * r[15];
+      SKN_UNROLL for (int e = 0; e < 9; ++e) na[e] = lanes_fma(c, r[e], na[e]);
+    }
+    if (tangents)
+      SKN_UNROLL for (int e = 0; e < 9; ++e) ta[e] = lanes_fma(w, r[e], ta[e]);
+  }
+  o->p = p;
+  if (normals) o->n = l3_unit(m3_apply(na, group_load3(rig->normals, v, n)));
+  if (tangents) { /* t = (sum w_i A_i) t0, w negated where that mirrors */
+    lanes tw;
+    o->t = l3_unit(m3_apply(ta, group_load_tangents(rig, v, n, &tw)));
+    o->tw = lanes_flip_where_negative(tw, m3_det(ta));
+  }
+}
+
+SKN_INLINE void lbsq_run(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, const int k,
+                         const int normals, const int tangents) {
+  const skn_rig *rig = job->rig;
+  const int width = k ? k : (int)b->k;
+  for (uint32_t v = lo; v < hi; v += SKN_L) {
+    size_t at = b->offset + (size_t)(v - b->first) * width;
+    uint32_t n = SKN_MIN(SKN_L, hi - v);
+    group_out o;
+    lbsq_group(job, v, n, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents, &o);
+    group_store_out(job, v, n, &o, normals, tangents);
+  }
+}
+
+/* One function per specialisation, as for LBS. */
+#define SKN_LBSQ_RUN(K, N, T)                                                                          \
+  static __attribute__((noinline)) void lbsq_##K##N##T(const skn_skin_job *job, const skn_block *b, uint32_t lo, \
+                                                       uint32_t hi) {                                  \
+    lbsq_run(job, b, lo, hi, K, N, T);                                                                 \
+  }
+#define SKN_LBSQ_RUNS(K, unused) SKN_LBSQ_RUN(K, 0, 0) SKN_LBSQ_RUN(K, 1, 0) SKN_LBSQ_RUN(K, 0, 1) SKN_LBSQ_RUN(K, 1, 1)
+SKN_WIDTHS(SKN_LBSQ_RUNS, _)
+
+#define SKN_LBSQ_ROW(K, unused) {lbsq_##K##00, lbsq_##K##10, lbsq_##K##01, lbsq_##K##11},
+static const block_fn lbsq_runs[][4] = {SKN_WIDTHS(SKN_LBSQ_ROW, _)};
+
+void SKN_LBSQ_KERNEL(const skn_skin_job *job, uint32_t first, uint32_t end) {
+  const skn_rig *rig = job->rig;
+  const int column = attrs_column(job);
+  for (uint32_t v = first; v < end;) {
+    const skn_block *b = &rig->blocks[v / SKN_PACK_BLOCK];
+    uint32_t hi = SKN_MIN(end, b->first + b->count);
+    lbsq_runs[width_row(b->k)][column](job, b, v, hi);
+    v = hi;
+  }
+  if (job->stream) _mm_sfence(); /* as LBS's */
+}
