@@ -159,18 +159,24 @@ SKN_INLINE void lbs_group(const skn_skin_job *job, uint32_t v, const uint32_t n,
   }
 }
 
-/* Vertices [lo, hi) of one block, k fixed (0: the block's own, not
- * unrolled), SKN_L at a time; the last group may be partial (one body for
- * both: the kernels are many specialisations, and each is compiled once). */
-SKN_INLINE void lbs_run(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, const int k,
-                        const int normals, const int tangents) {
+/* A group function: lbs_group's signature (lbsq_simd.h has the other). */
+typedef void (*group_fn)(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
+                         const int k, const int normals, const int tangents, group_out *o);
+
+/* Vertices [lo, hi) of one block through `group`, stored, k fixed (0: the
+ * block's own, not unrolled), SKN_L at a time; the last group may be
+ * partial (one body for both: the kernels are many specialisations, and
+ * each is compiled once). `group` is a constant at every call, and the
+ * call is inlined. */
+SKN_INLINE void group_run(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, const int k,
+                          const int normals, const int tangents, const group_fn group) {
   const skn_rig *rig = job->rig;
   const int width = k ? k : (int)b->k;
   for (uint32_t v = lo; v < hi; v += SKN_L) {
     size_t at = b->offset + (size_t)(v - b->first) * width;
     uint32_t n = SKN_MIN(SKN_L, hi - v);
     group_out o;
-    lbs_group(job, v, n, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents, &o);
+    group(job, v, n, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents, &o);
     group_store_out(job, v, n, &o, normals, tangents);
   }
 }
@@ -203,25 +209,30 @@ static int width_row(uint32_t k) {
 
 static int attrs_column(const skn_skin_job *job) { return (job->normals != NULL) + 2 * (job->tangents != NULL); }
 
-#define SKN_LBS_RUN(K, N, T)                                                                          \
-  static __attribute__((noinline)) void lbs_##K##N##T(const skn_skin_job *job, const skn_block *b, uint32_t lo, \
-                                                      uint32_t hi) {                                  \
-    lbs_run(job, b, lo, hi, K, N, T);                                                                 \
+/* The functions of one group kernel whose group function is PREFIX_group:
+ * PREFIX_KNT per specialisation, their table PREFIX_runs and the entry
+ * point NAME. */
+#define SKN_GROUP_RUN(K, N, T, PREFIX)                                                                \
+  static __attribute__((noinline)) void PREFIX##_##K##N##T(const skn_skin_job *job, const skn_block *b, \
+                                                           uint32_t lo, uint32_t hi) {                \
+    group_run(job, b, lo, hi, K, N, T, PREFIX##_group);                                               \
   }
-#define SKN_LBS_RUNS(K, unused) SKN_LBS_RUN(K, 0, 0) SKN_LBS_RUN(K, 1, 0) SKN_LBS_RUN(K, 0, 1) SKN_LBS_RUN(K, 1, 1)
-SKN_WIDTHS(SKN_LBS_RUNS, _)
-
-#define SKN_LBS_ROW(K, unused) {lbs_##K##00, lbs_##K##10, lbs_##K##01, lbs_##K##11},
-static const block_fn lbs_runs[][4] = {SKN_WIDTHS(SKN_LBS_ROW, _)};
-
-void SKN_LBS_KERNEL(const skn_skin_job *job, uint32_t first, uint32_t end) {
-  const skn_rig *rig = job->rig;
-  const int column = attrs_column(job);
-  for (uint32_t v = first; v < end;) {
-    const skn_block *b = &rig->blocks[v / SKN_PACK_BLOCK];
-    uint32_t hi = SKN_MIN(end, b->first + b->count);
-    lbs_runs[width_row(b->k)][column](job, b, v, hi);
-    v = hi;
+#define SKN_GROUP_RUNS(K, PREFIX) \
+  SKN_GROUP_RUN(K, 0, 0, PREFIX) SKN_GROUP_RUN(K, 1, 0, PREFIX) SKN_GROUP_RUN(K, 0, 1, PREFIX) SKN_GROUP_RUN(K, 1, 1, PREFIX)
+#define SKN_GROUP_ROW(K, PREFIX) {PREFIX##_##K##00, PREFIX##_##K##10, PREFIX##_##K##01, PREFIX##_##K##11},
+#define SKN_GROUP_KERNEL(NAME, PREFIX)                                                                \
+  SKN_WIDTHS(SKN_GROUP_RUNS, PREFIX)                                                                  \
+  static const block_fn PREFIX##_runs[][4] = {SKN_WIDTHS(SKN_GROUP_ROW, PREFIX)};                     \
+  void NAME(const skn_skin_job *job, uint32_t first, uint32_t end) {                                  \
+    const skn_rig *rig = job->rig;                                                                    \
+    const int column = attrs_column(job);                                                             \
+    for (uint32_t v = first; v < end;) {                                                              \
+      const skn_block *b = &rig->blocks[v / SKN_PACK_BLOCK];                                          \
+      uint32_t hi = SKN_MIN(end, b->first + b->count);                                                \
+      PREFIX##_runs[width_row(b->k)][column](job, b, v, hi);                                          \
+      v = hi;                                                                                         \
+    }                                                                                                 \
+    if (job->stream) _mm_sfence(); /* streaming stores are weakly ordered: done before the caller goes on */ \
   }
-  if (job->stream) _mm_sfence(); /* streaming stores are weakly ordered: done before the caller goes on */
-}
+
+SKN_GROUP_KERNEL(SKN_LBS_KERNEL, lbs)

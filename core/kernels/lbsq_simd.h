@@ -62,39 +62,4 @@ SKN_INLINE void lbsq_group(const skn_skin_job *job, uint32_t v, const uint32_t n
   }
 }
 
-SKN_INLINE void lbsq_run(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, const int k,
-                         const int normals, const int tangents) {
-  const skn_rig *rig = job->rig;
-  const int width = k ? k : (int)b->k;
-  for (uint32_t v = lo; v < hi; v += SKN_L) {
-    size_t at = b->offset + (size_t)(v - b->first) * width;
-    uint32_t n = SKN_MIN(SKN_L, hi - v);
-    group_out o;
-    lbsq_group(job, v, n, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents, &o);
-    group_store_out(job, v, n, &o, normals, tangents);
-  }
-}
-
-/* One function per specialisation, as for LBS. */
-#define SKN_LBSQ_RUN(K, N, T)                                                                          \
-  static __attribute__((noinline)) void lbsq_##K##N##T(const skn_skin_job *job, const skn_block *b, uint32_t lo, \
-                                                       uint32_t hi) {                                  \
-    lbsq_run(job, b, lo, hi, K, N, T);                                                                 \
-  }
-#define SKN_LBSQ_RUNS(K, unused) SKN_LBSQ_RUN(K, 0, 0) SKN_LBSQ_RUN(K, 1, 0) SKN_LBSQ_RUN(K, 0, 1) SKN_LBSQ_RUN(K, 1, 1)
-SKN_WIDTHS(SKN_LBSQ_RUNS, _)
-
-#define SKN_LBSQ_ROW(K, unused) {lbsq_##K##00, lbsq_##K##10, lbsq_##K##01, lbsq_##K##11},
-static const block_fn lbsq_runs[][4] = {SKN_WIDTHS(SKN_LBSQ_ROW, _)};
-
-void SKN_LBSQ_KERNEL(const skn_skin_job *job, uint32_t first, uint32_t end) {
-  const skn_rig *rig = job->rig;
-  const int column = attrs_column(job);
-  for (uint32_t v = first; v < end;) {
-    const skn_block *b = &rig->blocks[v / SKN_PACK_BLOCK];
-    uint32_t hi = SKN_MIN(end, b->first + b->count);
-    lbsq_runs[width_row(b->k)][column](job, b, v, hi);
-    v = hi;
-  }
-  if (job->stream) _mm_sfence(); /* as LBS's */
-}
+SKN_GROUP_KERNEL(SKN_LBSQ_KERNEL, lbsq)
