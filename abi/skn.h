@@ -336,9 +336,9 @@ typedef enum skn_dqs_scale {
  * around the caches: they save the read-for-ownership of every output line
  * where the results are not read again soon (a mesh larger than the
  * last-level cache, uploaded elsewhere), and cost a trip to memory where
- * they are. The results are bit-identical either way. Today the vectorised
- * kernels (every method but SKN_METHOD_LBS_QUATERNION) stream, for whole
- * groups (16 vertices under AVX-512, 8 under AVX2, 4 under SSE2) whose
+ * they are. The results are bit-identical either way. The vectorised
+ * kernels (every method's, for rigs of fewer than 65535 joints) stream,
+ * for whole groups (16 vertices under AVX-512, 8 under AVX2, 4 under SSE2) whose
  * packed output is aligned to the vector width; everything else is written
  * through the caches. */
 typedef enum skn_stores {
@@ -366,7 +366,8 @@ typedef struct skn_skin_desc {
 } skn_skin_desc;
 
 /* The instruction sets skn's kernels come in. All give the same results
- * within float rounding (tested against the scalar reference). */
+ * within float rounding (tested against the scalar reference); the pose's
+ * palette is the same bit for bit under every choice. */
 typedef enum skn_simd {
   SKN_SIMD_AUTO = 0,     /* the best this CPU has (the default) */
   SKN_SIMD_SCALAR,       /* the plain scalar reference kernels */

@@ -37,7 +37,7 @@ extern const skn_kernel_set skn__kernels_portable, skn__kernels_avx2, skn__kerne
 const skn_kernel_set *skn__kernels(void);
 
 /* pack.c: the blocked layout (rig->blocks ...), or nothing where it cannot
- * serve (more than 65535 joints); returns SKN_ERR_OUT_OF_MEMORY only. */
+ * serve (65535 joints or more); returns SKN_ERR_OUT_OF_MEMORY only. */
 skn_status skn__pack_influences(skn_rig *rig);
 
 

@@ -8,6 +8,7 @@
 #include "arm.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -622,6 +623,75 @@ START_TEST(dual_quat_palette) {
 }
 END_TEST
 
+/* The rotation forms are derived on the first call that needs them after a
+ * pose change, one form and one split at a time, under the pose's lock:
+ * host threads making the first calls of a fresh pose at once, each with a
+ * method or split of its own (two with the same), get the bytes a lone call
+ * gets (make check-threads runs this under ThreadSanitizer). */
+typedef struct first_caller {
+  const skn_rig *rig;
+  const skn_pose *pose;
+  skn_method method;
+  skn_dqs_scale split;
+  float *out;
+  pthread_barrier_t *go;
+  skn_status status;
+} first_caller;
+
+static void *first_caller_main(void *arg) {
+  first_caller *c = arg;
+  pthread_barrier_wait(c->go);
+  skn_skin_desc s = {sizeof s};
+  s.method = c->method;
+  s.dqs_scale = c->split;
+  s.positions.data = c->out;
+  s.threads = 1;
+  c->status = skn_skin(c->rig, c->pose, &s);
+  return NULL;
+}
+
+START_TEST(first_calls_of_a_pose_at_once) {
+  enum { CALLERS = 4 };
+  const skn_method methods[CALLERS] = {SKN_METHOD_LBS_QUATERNION, SKN_METHOD_DQS, SKN_METHOD_DQS, SKN_METHOD_DQS};
+  const skn_dqs_scale splits[CALLERS] = {SKN_DQS_SCALE_POLAR, SKN_DQS_SCALE_POLAR, SKN_DQS_SCALE_KEEP_Y,
+                                         SKN_DQS_SCALE_POLAR};
+  test_rig t;
+  uint32_t nv = 3000;
+  skn_pose *alone;
+  skn_rig *rig = posed_random_rig(&t, 23, 40, nv, 4, 1, &alone); /* uniform scales: every method serves */
+  float *want = malloc(CALLERS * nv * 3 * sizeof(float)), *got = malloc(CALLERS * nv * 3 * sizeof(float));
+  for (int i = 0; i < CALLERS; ++i) { /* one at a time */
+    skn_skin_desc s = {sizeof s};
+    s.method = methods[i], s.dqs_scale = splits[i], s.positions.data = want + i * nv * 3;
+    ck_assert_int_eq(skn_skin(rig, alone, &s), SKN_OK);
+  }
+  for (int round = 0; round < 20; ++round) {
+    skn_pose *pose = pose_or_fail(rig);
+    ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, CALLERS);
+    pthread_t threads[CALLERS];
+    first_caller callers[CALLERS];
+    for (int i = 0; i < CALLERS; ++i) {
+      callers[i] = (first_caller){rig, pose, methods[i], splits[i], got + i * nv * 3, &go, (skn_status)-1};
+      ck_assert_int_eq(pthread_create(&threads[i], NULL, first_caller_main, &callers[i]), 0);
+    }
+    for (int i = 0; i < CALLERS; ++i) {
+      pthread_join(threads[i], NULL);
+      ck_assert_int_eq(callers[i].status, SKN_OK);
+      ck_assert_mem_eq(got + i * nv * 3, want + i * nv * 3, nv * 3 * sizeof(float));
+    }
+    pthread_barrier_destroy(&go);
+    skn_pose_destroy(pose);
+  }
+  free(want);
+  free(got);
+  skn_pose_destroy(alone);
+  skn_rig_destroy(rig);
+  test_rig_free(&t);
+}
+END_TEST
+
 Suite *suite_methods(void) {
   Suite *s = suite_create("methods");
   TCase *tc = tcase_create("methods");
@@ -634,6 +704,7 @@ Suite *suite_methods(void) {
   tcase_add_test(tc, blend_endpoints);
   tcase_add_test(tc, cor_matches_reference);
   tcase_add_test(tc, dual_quat_palette);
+  tcase_add_test(tc, first_calls_of_a_pose_at_once);
   suite_add_tcase(s, tc);
   return s;
 }
