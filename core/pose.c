@@ -69,10 +69,14 @@ static skn_status check_range(const skn_pose *pose, uint32_t first, uint32_t cou
 }
 
 /* 1 when all of t's ten floats are finite: f - f is +0 for a finite f and
- * NaN otherwise, and the sum keeps a NaN (three overlapping 4-lane loads). */
+ * NaN otherwise, and the sum keeps a NaN (three overlapping 4-lane loads of
+ * the struct's bytes: translation, rotation, scale, ten floats in a row,
+ * SKN_PIN(transform)). */
 static int transform_finite(const skn_transform *t) {
-  const float *f = t->translation; /* translation, rotation, scale: ten floats in a row (SKN_PIN) */
-  skn_mat4_col a = skn_col_load(f), b = skn_col_load(f + 4), c = skn_col_load(f + 6);
+  skn_mat4_col a, b, c;
+  memcpy(&a, (const char *)t, sizeof a);
+  memcpy(&b, (const char *)t + 16, sizeof b);
+  memcpy(&c, (const char *)t + 24, sizeof c);
   skn_mat4_col z = (a - a) + (b - b) + (c - c);
   return (z[0] + z[1]) + (z[2] + z[3]) == 0.0f;
 }

@@ -101,7 +101,8 @@ static void local_matrix(const skn_gltf *g, uint32_t i, uint32_t a, float t, flo
       else if (ch->path == GLTF_PATH_SCALE) sample(g, s, 3, t, sc);
     }
   }
-  if (rot[0] == 0 && rot[1] == 0 && rot[2] == 0 && rot[3] == 0) rot[3] = 1; /* no rotation rather than NaN */
+  if (rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2] + rot[3] * rot[3] == 0.0f) /* no rotation rather than NaN */
+    rot[0] = rot[1] = rot[2] = 0, rot[3] = 1;
   skn_mat4_from_trs(m, tr, rot, sc);
 }
 

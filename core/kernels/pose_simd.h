@@ -13,9 +13,9 @@
 /* N = cof(A) / det A for A = M_i's 3x3: cof(A)'s columns are a1 x a2,
  * a2 x a0 and a0 x a1 (a_c: A's columns) and det A = a0 . (a1 x a2). Where
  * A is singular under the contract's rule (mat4.h: |det| <= 1e-7 |a0| |a1|
- * |a2|, here squared and in double so that no scale overflows) N is the
- * cofactor matrix alone: its columns still span the normals' directions,
- * which the kernels normalize. */
+ * |a2|, here squared, the product in double: no overflow below column
+ * lengths of 1e12) N is the cofactor matrix alone: its columns still span
+ * the normals' directions, which the kernels normalize. */
 static inline void normal_columns(skn_mat4_col n[3], const skn_mat4_col a[3]) {
   n[0] = skn_col_cross(a[1], a[2]);
   n[1] = skn_col_cross(a[2], a[0]);
