@@ -3,6 +3,7 @@
 #include "testlib.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +179,33 @@ START_TEST(palette_matches_reference_on_every_instruction_set) {
 }
 END_TEST
 
+/* A NaN or an infinity in any of a transform's ten floats, of any joint in
+ * the range, is SKN_ERR_NOT_FINITE naming that joint, and the pose keeps
+ * its palette (pose.c tests the ten floats as three overlapping vectors). */
+START_TEST(set_local_refuses_any_non_finite_float) {
+  skn_rig *rig = chain_rig();
+  skn_pose *pose = pose_or_fail(rig);
+  const float bad[3] = {NAN, INFINITY, -INFINITY};
+  float before[48], after[48];
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, before, sizeof before), SKN_OK);
+  for (int j = 0; j < 3; ++j)
+    for (int f = 0; f < 10; ++f)
+      for (int b = 0; b < 3; ++b) {
+        skn_transform t[3] = {transform_identity(), transform_identity(), transform_identity()};
+        float *fl = f < 3 ? &t[j].translation[f] : f < 7 ? &t[j].rotation[f - 3] : &t[j].scale[f - 7];
+        *fl = bad[b];
+        char joint[24];
+        snprintf(joint, sizeof joint, "joint %d", j);
+        ck_assert_int_eq(skn_pose_set_local(pose, 0, 3, t), SKN_ERR_NOT_FINITE);
+        ck_assert_msg(strstr(skn_last_error(), joint) != NULL, "float %d: %s", f, skn_last_error());
+        ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, after, sizeof after), SKN_OK);
+        ck_assert_mem_eq(after, before, sizeof before);
+      }
+  skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+}
+END_TEST
+
 /* bind's rest_local is the starting pose of every new pose. */
 START_TEST(rest_local_starting_pose) {
   static const int32_t parents[2] = {-1, 0};
@@ -271,6 +299,7 @@ Suite *suite_pose(void) {
   tcase_add_test(tc, set_model_semantics);
   tcase_add_test(tc, set_model_equals_set_local);
   tcase_add_test(tc, palette_matches_reference_on_every_instruction_set);
+  tcase_add_test(tc, set_local_refuses_any_non_finite_float);
   tcase_add_test(tc, rest_local_starting_pose);
   tcase_add_test(tc, quaternion_form_refuses_shear);
   tcase_add_test(tc, version_and_names);
