@@ -1,6 +1,9 @@
-/* pose.c — joint transforms in, palette out: local TRS -> forward
- * kinematics (W_i^A = W_parent^A * local_i) -> M_i = W_i^A (W_i^R)^-1 and the
- * forms palette.c derives from it. */
+/* pose.c — joint transforms in, palette out: the calls that validate local
+ * TRS or model matrices, then local TRS -> forward kinematics
+ * (W_i^A = W_parent^A * local_i) -> M_i = W_i^A (W_i^R)^-1 and its normal
+ * matrix in the instruction set's pose kernel (kernels/pose_simd.h), and
+ * the palettes out in the ABI's formats; palette.c derives the rotation
+ * forms on demand. */
 #include "internal.h"
 #include "kernels/kernels.h"
 

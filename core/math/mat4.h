@@ -8,8 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-#define SKN_M(m, r, c) ((m)[(c) * 4 + (r)])
-
 static inline void skn_mat4_identity(float r[16]) {
   memset(r, 0, 16 * sizeof(float));
   r[0] = r[5] = r[10] = r[15] = 1.0f;
