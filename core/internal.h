@@ -147,7 +147,6 @@ void skn__pose_derive(const skn_pose *pose, int forms);
  * chosen instruction set's kernel: pose_simd.h). */
 void skn__pose_update(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local);
 
-
 /* The rotations bind needs for the DQS split: bind_rotation[j][split]. */
 void skn__bind_rotations(skn_rig *rig);
 

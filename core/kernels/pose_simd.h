@@ -45,14 +45,18 @@ void SKN_POSE_KERNEL(skn_pose *pose, uint32_t first, uint32_t count, const skn_t
     int32_t p = rig->parents[j];
     const float *l = pose->local[j], *wp = p < 0 ? NULL : pose->world[p];
     skn_mat4_col w[4], m[4], n[4];
-    if (pose->pinned[j] || !wp) { /* W_i^A given by skn_pose_set_model, or a root's local */
-      const float *src = pose->pinned[j] ? pose->world[j] : l;
-      for (int c = 0; c < 4; ++c) w[c] = skn_col_load(src + 4 * c);
+    if (pose->pinned[j]) { /* W_i^A given by skn_pose_set_model */
+      skn_cols_load(w, pose->world[j]);
     } else {
-      const skn_mat4_col a[4] = {skn_col_load(wp), skn_col_load(wp + 4), skn_col_load(wp + 8), skn_col_load(wp + 12)};
-      skn_cols_mul_affine(w, a, l);
+      if (wp) {
+        skn_mat4_col a[4];
+        skn_cols_load(a, wp);
+        skn_cols_mul_affine(w, a, l);
+      } else {
+        skn_cols_load(w, l); /* a root: W_i^A = local */
+      }
+      store_cols(pose->world[j], w);
     }
-    store_cols(pose->world[j], w);
     skn_cols_mul_affine(m, w, rig->inverse_bind[j]); /* M_i = W_i^A (W_i^R)^-1 */
     normal_columns(n, m);
     n[3] = (skn_mat4_col){0, 0, 0, 0};

@@ -24,6 +24,11 @@ static inline skn_mat4_col skn_col_load(const float *p) {
   return v;
 }
 
+/* The four columns of a column-major float[16]. */
+static inline void skn_cols_load(skn_mat4_col c[4], const float m[16]) {
+  for (int i = 0; i < 4; ++i) c[i] = skn_col_load(m + 4 * i);
+}
+
 /* The columns of a * b for affine a (as columns) and b (bottom rows
  * 0 0 0 1): every element is a(r,0) b(0,c) + a(r,1) b(1,c) + a(r,2) b(2,c)
  * (+ a(r,3) in column 3), the order of the plain formula, bit for bit, in
@@ -43,7 +48,8 @@ static inline void skn_cols_mul_affine(skn_mat4_col r[4], const skn_mat4_col a[4
 
 /* r = a * b for affine a and b as column-major float[16]; r may alias a or b. */
 static inline void skn_mat4_mul_affine(float r[16], const float a[16], const float b[16]) {
-  skn_mat4_col ac[4] = {skn_col_load(a), skn_col_load(a + 4), skn_col_load(a + 8), skn_col_load(a + 12)}, t[4];
+  skn_mat4_col ac[4], t[4];
+  skn_cols_load(ac, a);
   skn_cols_mul_affine(t, ac, b);
   memcpy(r, t, sizeof t);
 }
