@@ -150,6 +150,8 @@ static skn_status check_scalars(const skn_bind_desc *d) {
   if ((unsigned)d->weight_mode > SKN_WEIGHTS_REQUIRE_UNIT)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: weight_mode %u is not a skn_weight_mode",
                      (unsigned)d->weight_mode);
+  if ((unsigned)d->layout > SKN_LAYOUT_COMPACT)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: layout %u is not a skn_bind_layout", (unsigned)d->layout);
   if (!isfinite(d->min_weight)) return skn__fail(SKN_ERR_NOT_FINITE, "bind: min_weight is not finite");
   if (d->min_weight < 0.0f)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: min_weight %g is negative", d->min_weight);

@@ -19,6 +19,7 @@
 #define SKN_BIND_DESC_V1_SIZE 168u
 #define SKN_SKIN_DESC_V1_SIZE 72u
 #define SKN_RIG_INFO_V1_SIZE 20u
+#define SKN_GLTF_BIND_DESC_V1_SIZE 32u
 
 /* The first release's layouts, pinned at compile time (C99 has no
  * _Static_assert: a negative array size fails the build instead). */
@@ -26,6 +27,7 @@
 SKN_PIN(bind_desc, offsetof(skn_bind_desc, triangle_count) + 4 + 4 /* padding */ == SKN_BIND_DESC_V1_SIZE);
 SKN_PIN(skin_desc, offsetof(skn_skin_desc, dqs_scale) + 4 == SKN_SKIN_DESC_V1_SIZE);
 SKN_PIN(rig_info, offsetof(skn_rig_info, max_influences_per_vertex) + 4 == SKN_RIG_INFO_V1_SIZE);
+SKN_PIN(gltf_bind_desc, offsetof(skn_gltf_bind_desc, blend_weights) + 8 == SKN_GLTF_BIND_DESC_V1_SIZE);
 SKN_PIN(transform, sizeof(skn_transform) == 40);
 
 /* ---- errors (error.c) ---- */
@@ -80,6 +82,14 @@ struct skn_rig {
   skn_block *blocks;
   uint16_t *packed_joints;
   float *packed_weights;
+  /* SKN_LAYOUT_COMPACT (compact.c; flags & SKN_RIG_COMPACT): the kernels
+   * read these in place of packed_weights, normals and tangents, and of
+   * packed_joints where joint_count < 255; the float arrays above hold the
+   * decoded values, which the scalar reference reads */
+  uint8_t *packed_joints8;
+  uint16_t *packed_weights16;    /* weight * 65535 */
+  uint32_t *oct_normals;         /* per vertex, then SKN_PACK_GROUP codes of padding; or NULL */
+  uint32_t *oct_tangents;
 };
 
 /* ---- the pose (pose.c, palette.c) ---- */
@@ -187,6 +197,28 @@ void skn__store_vertex(const skn_skin_job *job, uint32_t v, const skn_vertex_out
  * has no influence, else as `vertex` computes it, then stored. */
 typedef void (*skn_vertex_fn)(const skn_skin_job *job, uint32_t v, skn_vertex_out *o);
 void skn__each_vertex(const skn_skin_job *job, uint32_t first, uint32_t end, skn_vertex_fn vertex);
+
+/* ---- the compact layout (compact.c) ---- */
+
+#define SKN_WEIGHT_ONE 65535u          /* a compact weight q stands for q / 65535 */
+#define SKN_COMPACT_MAX_INFLUENCES 32u /* bounds the kernels' decode buffer (decode_simd.h) */
+#define SKN_OCT_SCALE (1.0f / 32767.0f)   /* a normal's codes, and a tangent's x */
+#define SKN_OCT_SCALE_Y (1.0f / 16383.0f) /* a tangent's y: 15 bits, the 16th its w's sign */
+
+/* Quantizes the rig's pruned weights, normals and tangents (skn.h,
+ * "Layout") and leaves the decoded values in its float arrays, so that every
+ * kernel skins with the same inputs; the codes themselves are packed by
+ * pack.c. SKN_ERR_UNSUPPORTED naming the vertex where a weight is above 1
+ * or a vertex has more than SKN_COMPACT_MAX_INFLUENCES influences. */
+skn_status skn__compact_quantize(skn_rig *rig);
+
+/* A compact weight's value: q / 65535 as the kernels compute it. */
+float skn__weight_decode(uint16_t q);
+
+/* The octahedral code of direction v (tangent: of a tangent whose w has
+ * w's sign) and back: out = unit xyz, and for a tangent w = +-1. */
+uint32_t skn__oct_encode(const float v[3], int tangent, float w);
+void skn__oct_decode(uint32_t code, int tangent, float out[4]);
 
 /* ---- optimized centers of rotation (cor_bind.c) ---- */
 

@@ -1,6 +1,7 @@
 /* rig.c — skn_bind: converts a validated bind description into the rig the
  * kernels read: joints ordered parents-first, bind matrices in both
- * directions, vertices packed, influences pruned and normalized into CSR. */
+ * directions, vertices packed, influences pruned and normalized into CSR
+ * (and quantized for SKN_LAYOUT_COMPACT: compact.c). */
 #include "bind.h"
 #include "kernels/kernels.h"
 
@@ -176,6 +177,7 @@ SKN_API skn_status skn_bind(const skn_bind_desc *desc, skn_rig **out_rig) {
   s = build_joints(rig, &d);
   if (s == SKN_OK) s = build_vertices(rig, &d);
   if (s == SKN_OK) s = build_influences(rig, &d);
+  if (s == SKN_OK && d.layout == SKN_LAYOUT_COMPACT) s = skn__compact_quantize(rig);
   if (s == SKN_OK) s = build_method_data(rig, &d);
   if (s == SKN_OK) s = skn__pack_influences(rig);
   if (s != SKN_OK) {
@@ -208,6 +210,10 @@ SKN_API void skn_rig_destroy(skn_rig *rig) {
   free(rig->blocks);
   free(rig->packed_joints);
   free(rig->packed_weights);
+  free(rig->packed_joints8);
+  free(rig->packed_weights16);
+  free(rig->oct_normals);
+  free(rig->oct_tangents);
   free(rig);
 }
 

@@ -108,9 +108,10 @@ static int use_streaming(const skn_rig *rig, const skn_skin_desc *d, uint32_t co
     long c = sysconf(_SC_LEVEL3_CACHE_SIZE);
     llc = c > 0 ? c : 32l << 20;
   }
-  double per_vertex = 24.0 + 6.0 * rig->max_influences_per_vertex;
-  if (d->normals.data) per_vertex += 24.0;
-  if (d->tangents.data) per_vertex += 32.0;
+  int compact = (rig->flags & SKN_RIG_COMPACT) != 0; /* compact.c: 3 bytes an influence, 4 a direction */
+  double per_vertex = 24.0 + (compact ? 3.0 : 6.0) * rig->max_influences_per_vertex;
+  if (d->normals.data) per_vertex += compact ? 16.0 : 24.0;
+  if (d->tangents.data) per_vertex += compact ? 20.0 : 32.0;
   return per_vertex * count > (double)llc;
 }
 

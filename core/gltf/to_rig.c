@@ -107,11 +107,16 @@ static int read_arrays(const skn_gltf *g, const gltf_skinned *sp, int with_trian
   return 1;
 }
 
-SKN_API skn_status skn_gltf_bind(const skn_gltf *g, const skn_gltf_bind_desc *desc, skn_rig **out_rig) {
-  if (!g || !desc || !out_rig) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_bind: gltf, desc and out_rig are required");
-  if (desc->struct_size < sizeof(skn_gltf_bind_desc))
-    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_bind: struct_size %u is smaller than %zu", desc->struct_size,
-                     sizeof(skn_gltf_bind_desc));
+SKN_API skn_status skn_gltf_bind(const skn_gltf *g, const skn_gltf_bind_desc *caller, skn_rig **out_rig) {
+  if (!g || !caller || !out_rig)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_bind: gltf, desc and out_rig are required");
+  if (caller->struct_size < SKN_GLTF_BIND_DESC_V1_SIZE)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_bind: struct_size %u is smaller than %u", caller->struct_size,
+                     SKN_GLTF_BIND_DESC_V1_SIZE);
+  skn_gltf_bind_desc given; /* read only the fields the caller's struct has */
+  memset(&given, 0, sizeof given);
+  memcpy(&given, caller, SKN_MIN((size_t)caller->struct_size, sizeof given));
+  const skn_gltf_bind_desc *desc = &given;
   if (desc->primitive >= g->skinned_count)
     return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "gltf_bind: primitive %u >= %u skinned primitives", desc->primitive,
                      g->skinned_count);
@@ -138,6 +143,7 @@ SKN_API skn_status skn_gltf_bind(const skn_gltf *g, const skn_gltf_bind_desc *de
     d.max_influences = desc->max_influences;
     d.min_weight = desc->min_weight;
     d.blend_weights = desc->blend_weights;
+    d.layout = desc->layout;
     d.triangles = a.triangles;
     d.triangle_count = a.triangles ? skn__gltf_triangle_count(g, p) : 0;
     s = skn_bind(&d, out_rig);

@@ -140,17 +140,17 @@ SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const
 }
 
 /* Normals and tangents under S (if any) then the rotation, as rotate_attributes. */
-SKN_INLINE void group_rotate_attributes(const skn_rig *rig, uint32_t v, const uint32_t n, const rigid_lanes *r,
+SKN_INLINE void group_rotate_attributes(const skn_src *src, uint32_t v, const uint32_t n, const rigid_lanes *r,
                                         const lanes sr[16], const int scaled, const int normals,
                                         const int tangents, group_out *o) {
   if (normals) {
-    lanes3 y = group_load3(rig->normals, v, n);
+    lanes3 y = group_load_normals(src, v, n);
     if (scaled) y = rows_normal_apply(sr, y);
     o->n = l3_unit(rigid_rotate(r, y));
   }
   if (tangents) {
     lanes w;
-    lanes3 y = group_load_tangents(rig, v, n, &w);
+    lanes3 y = group_load_tangents(src, v, n, &w);
     if (scaled) y = rows_apply3(sr, y, 0);
     o->t = l3_unit(rigid_rotate(r, y));
     o->tw = scaled ? lanes_flip_where_negative(w, rows_det3(sr)) : w;
@@ -159,22 +159,24 @@ SKN_INLINE void group_rotate_attributes(const skn_rig *rig, uint32_t v, const ui
 
 /* DQS of vertices v .. v + n - 1 (as lbs_group): v = c(S v0), n = R(c) S^-T n0,
  * t = R(c) S t0 with w flipped where S mirrors. */
-SKN_INLINE void dqs_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
-                          const int k, const int normals, const int tangents, const int scaled, group_out *o) {
+SKN_INLINE void dqs_group(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n, const int k,
+                          const int normals, const int tangents, const int scaled, group_out *o) {
   lanes qr[16], sr[16], wsum;
-  group_dq_blend(job, J, W, k, scaled, 0, qr, sr, &wsum);
+  group_dq_blend(job, src_joints(src, v, k), src_weights(src, v, k), k, scaled, 0, qr, sr, &wsum);
   rigid_lanes r = rigid_of_rows(qr);
   lanes3 x = group_load3(job->rig->positions, v, n);
   if (scaled) x = rows_apply3(sr, x, 1);
   lanes3 p = rigid_rotate(&r, x);
   o->p = (lanes3){p.x + r.t.x, p.y + r.t.y, p.z + r.t.z};
-  group_rotate_attributes(job->rig, v, n, &r, sr, scaled, normals, tangents, o);
+  group_rotate_attributes(src, v, n, &r, sr, scaled, normals, tangents, o);
 }
 
 /* COR of the group (as cor_vertex): v = R S (v0 - p*) + (sum w_i M_i p*) / sum w_i,
  * R from the blended rotations alone. */
-SKN_INLINE void cor_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
-                          const int k, const int normals, const int tangents, const int scaled, group_out *o) {
+SKN_INLINE void cor_group(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n, const int k,
+                          const int normals, const int tangents, const int scaled, group_out *o) {
+  const uint16_t *J = src_joints(src, v, k);
+  const float *W = src_weights(src, v, k);
   lanes qr[16], sr[16], mr[16], wsum;
   mat m[SKN_L], unused[SKN_L];
   group_dq_blend(job, J, W, k, scaled, 1, qr, sr, &wsum);
@@ -187,7 +189,7 @@ SKN_INLINE void cor_group(const skn_skin_job *job, uint32_t v, const uint32_t n,
   lanes3 x = rigid_rotate(&r, d), a = rows_apply3(mr, c, 1);
   lanes inv = 1.0f / wsum;
   o->p = (lanes3){x.x + a.x * inv, x.y + a.y * inv, x.z + a.z * inv};
-  group_rotate_attributes(job->rig, v, n, &r, sr, scaled, normals, tangents, o);
+  group_rotate_attributes(src, v, n, &r, sr, scaled, normals, tangents, o);
 }
 
 /* lanes where mask is set take b's value, the others keep a's. */
@@ -220,8 +222,8 @@ SKN_INLINE lanes3 l3_mix(lanes3 a, lanes3 b, lanes t) {
  * share; a vertex with b = 0 or 1 gets the pure method's result, and a
  * group all of one kind computes that method alone (painted blend maps are
  * mostly 0 and 1). */
-SKN_INLINE void blend_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
-                            const int k, const int normals, const int tangents, const int scaled, group_out *o) {
+SKN_INLINE void blend_group(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n, const int k,
+                            const int normals, const int tangents, const int scaled, group_out *o) {
   float f[SKN_L];
   int lbs = 0, dqs = 0;
   for (uint32_t l = 0; l < SKN_L; ++l) {
@@ -229,18 +231,18 @@ SKN_INLINE void blend_group(const skn_skin_job *job, uint32_t v, const uint32_t 
     lbs |= f[l] != 1.0f, dqs |= f[l] != 0.0f;
   }
   if (!dqs) {
-    lbs_group(job, v, n, J, W, k, normals, tangents, o);
+    lbs_group(job, src, v, n, k, normals, tangents, o);
     return;
   }
   if (!lbs) {
-    dqs_group(job, v, n, J, W, k, normals, tangents, scaled, o);
+    dqs_group(job, src, v, n, k, normals, tangents, scaled, o);
     return;
   }
   group_out d;
   lanes b = lanes_load(f);
   ilanes pure_lbs = b == 0.0f, pure_dqs = b == 1.0f;
-  lbs_group(job, v, n, J, W, k, normals, tangents, o);
-  dqs_group(job, v, n, J, W, k, normals, tangents, scaled, &d);
+  lbs_group(job, src, v, n, k, normals, tangents, o);
+  dqs_group(job, src, v, n, k, normals, tangents, scaled, &d);
   group_out m = *o;
   m.p = l3_mix(o->p, d.p, b);
   if (normals) m.n = l3_unit(l3_mix(o->n, d.n, b));
@@ -252,9 +254,8 @@ SKN_INLINE void blend_group(const skn_skin_job *job, uint32_t v, const uint32_t 
 
 /* COR of the group where its vertices have centers, LBS where not (as
  * cor.c): a group with no centers at all runs LBS alone. */
-SKN_INLINE void cor_or_lbs_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J,
-                                 const float *W, const int k, const int normals, const int tangents, const int scaled,
-                                 group_out *o) {
+SKN_INLINE void cor_or_lbs_group(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n,
+                                 const int k, const int normals, const int tangents, const int scaled, group_out *o) {
   float f[SKN_L];
   int cor = 0, lbs = 0;
   for (uint32_t l = 0; l < SKN_L; ++l) {
@@ -262,37 +263,32 @@ SKN_INLINE void cor_or_lbs_group(const skn_skin_job *job, uint32_t v, const uint
     cor |= f[l] != 0.0f, lbs |= f[l] == 0.0f;
   }
   if (!cor) {
-    lbs_group(job, v, n, J, W, k, normals, tangents, o);
+    lbs_group(job, src, v, n, k, normals, tangents, o);
     return;
   }
-  cor_group(job, v, n, J, W, k, normals, tangents, scaled, o);
+  cor_group(job, src, v, n, k, normals, tangents, scaled, o);
   if (lbs) {
     group_out d;
-    lbs_group(job, v, n, J, W, k, normals, tangents, &d);
+    lbs_group(job, src, v, n, k, normals, tangents, &d);
     group_out_select(o, lanes_load(f) == 0.0f, &d, normals, tangents);
   }
 }
 
 /* One group of DQS, BLEND or COR, stored. */
-SKN_INLINE void dq_family_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J,
-                                const float *W, const int k, const int kind, const int normals, const int tangents,
-                                const int scaled) {
+SKN_INLINE void dq_family_group(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n, const int k,
+                                const int kind, const int normals, const int tangents, const int scaled) {
   group_out o;
-  if (kind == KIND_DQS) dqs_group(job, v, n, J, W, k, normals, tangents, scaled, &o);
-  else if (kind == KIND_BLEND) blend_group(job, v, n, J, W, k, normals, tangents, scaled, &o);
-  else cor_or_lbs_group(job, v, n, J, W, k, normals, tangents, scaled, &o);
+  if (kind == KIND_DQS) dqs_group(job, src, v, n, k, normals, tangents, scaled, &o);
+  else if (kind == KIND_BLEND) blend_group(job, src, v, n, k, normals, tangents, scaled, &o);
+  else cor_or_lbs_group(job, src, v, n, k, normals, tangents, scaled, &o);
   group_store_out(job, v, n, &o, normals, tangents);
 }
 
-SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, const int k,
+SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_src *src, uint32_t lo, uint32_t hi, const int k,
                               const int kind, const int normals, const int tangents, const int scaled) {
-  const skn_rig *rig = job->rig;
-  const int width = k ? k : (int)b->k;
-  for (uint32_t v = lo; v < hi; v += SKN_L) {
-    size_t at = b->offset + (size_t)(v - b->first) * width;
-    dq_family_group(job, v, SKN_MIN(SKN_L, hi - v), rig->packed_joints + at, rig->packed_weights + at, width, kind,
-                    normals, tangents, scaled);
-  }
+  const int width = k ? k : (int)src->k;
+  for (uint32_t v = lo; v < hi; v += SKN_L)
+    dq_family_group(job, src, v, SKN_MIN(SKN_L, hi - v), width, kind, normals, tangents, scaled);
 }
 
 /* One function per specialisation, as for LBS (lbs_simd.h): width x scale x
@@ -300,9 +296,9 @@ SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_block *b, uint3
  * pose has a scaled joint. BLEND and COR specialise by width too: with the
  * block's own width they ran ~25% more instructions per vertex. */
 #define SKN_DQ_RUN(KIND, K, N, T, S)                                                                   \
-  static __attribute__((noinline)) void KIND##_##K##N##T##S(const skn_skin_job *job, const skn_block *b, \
+  static __attribute__((noinline)) void KIND##_##K##N##T##S(const skn_skin_job *job, const skn_src *src, \
                                                             uint32_t lo, uint32_t hi) {                \
-    dq_family_run(job, b, lo, hi, K, KIND, N, T, S);                                                   \
+    dq_family_run(job, src, lo, hi, K, KIND, N, T, S);                                                 \
   }
 #define SKN_DQ_RUNS_S(KIND, K, S) \
   SKN_DQ_RUN(KIND, K, 0, 0, S) SKN_DQ_RUN(KIND, K, 1, 0, S) SKN_DQ_RUN(KIND, K, 0, 1, S) SKN_DQ_RUN(KIND, K, 1, 1, S)
@@ -319,15 +315,10 @@ static const block_fn cor_runs[][2][4] = {SKN_WIDTHS(SKN_DQ_ROW, KIND_COR)};
 
 #define SKN_DQ_KERNEL(NAME, RUNS)                                                             \
   void NAME(const skn_skin_job *job, uint32_t first, uint32_t end) {                          \
-    const skn_rig *rig = job->rig;                                                            \
     const int scaled = job->pose->dq_scaled[job->split] != 0, column = attrs_column(job);     \
-    for (uint32_t v = first; v < end;) {                                                      \
-      const skn_block *b = &rig->blocks[v / SKN_PACK_BLOCK];                                  \
-      uint32_t hi = SKN_MIN(end, b->first + b->count);                                        \
-      RUNS[width_row(b->k)][scaled][column](job, b, v, hi);                                      \
-      v = hi;                                                                                 \
-    }                                                                                         \
-    if (job->stream) _mm_sfence(); /* as LBS's */                                             \
+    block_fn fns[sizeof RUNS / sizeof RUNS[0]];                                               \
+    for (size_t r = 0; r < sizeof fns / sizeof fns[0]; ++r) fns[r] = RUNS[r][scaled][column]; \
+    run_blocks(job, first, end, fns);                                                         \
   }
 
 SKN_DQ_KERNEL(SKN_DQS_KERNEL, dqs_runs)

@@ -12,6 +12,10 @@
  *     weights as float; padding and vertices without influences point at a
  *     virtual joint (index joint_count) whose transform is the identity, and
  *     a group's worth of such slots follows the last vertex;
+ *   - or, for a rig bound with SKN_LAYOUT_COMPACT, the same slots with
+ *     joints in 8 bits (where they fit) and weights in 16, and normals and
+ *     tangents octahedral (compact.c); the kernels decode a chunk at a time
+ *     into the stack (decode_simd.h) and run their float code on it;
  *   - per joint, the pose's palettes (internal.h): SKN_PALETTE_FLOATS floats
  *     aligned to 64 bytes, matrices as padded columns, so that one 16-lane
  *     vector holds a whole matrix. */
@@ -22,6 +26,19 @@
 
 #define SKN_PACK_BLOCK 256u
 #define SKN_PACK_GROUP 16u /* the widest kernels' group (soa.h): the layout ends in a group's worth of padding */
+#define SKN_PACK_TAIL_SLOTS 16u /* and 16 slots more: the compact joints' decode reads 16 at a time */
+
+/* What a kernel reads for a run of vertices beyond positions, indexed from
+ * vertex `first`: vertex v's k influence slots at joints/weights +
+ * (v - first) k, its rest normal at normals + 3 (v - first), its tangent at
+ * tangents + 4 (v - first). The rig's own arrays (SKN_LAYOUT_FULL), or a
+ * chunk of the compact layout decoded (decode_simd.h). */
+typedef struct skn_src {
+  uint32_t first, k;
+  const uint16_t *joints;
+  const float *weights;
+  const float *normals, *tangents; /* NULL where the rig has none */
+} skn_src;
 
 typedef struct skn_kernel_set {
   const char *name;
@@ -36,8 +53,9 @@ extern const skn_kernel_set skn__kernels_portable, skn__kernels_avx2, skn__kerne
 /* The set skn_skin uses now (simd.c). */
 const skn_kernel_set *skn__kernels(void);
 
-/* pack.c: the blocked layout (rig->blocks ...), or nothing where it cannot
- * serve (65535 joints or more); returns SKN_ERR_OUT_OF_MEMORY only. */
+/* pack.c: the blocked layout (rig->blocks ...), float or compact as the rig
+ * was bound, or nothing where it cannot serve (65535 joints or more);
+ * returns SKN_ERR_OUT_OF_MEMORY only. */
 skn_status skn__pack_influences(skn_rig *rig);
 
 

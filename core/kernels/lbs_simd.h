@@ -10,6 +10,7 @@
 #include "kernels.h"
 #include "simd.h"
 #include "soa.h"
+#include "blocks_simd.h"
 
 SKN_PIN(group_within_padding, SKN_L <= SKN_PACK_GROUP);
 
@@ -113,10 +114,15 @@ SKN_INLINE lanes3 group_load3(const float *src, uint32_t v, const uint32_t n) {
   return (lanes3){in[0], in[1], in[2]};
 }
 
+/* The group's rest normals (kernels.h, skn_src). */
+SKN_INLINE lanes3 group_load_normals(const skn_src *src, uint32_t v, const uint32_t n) {
+  return group_load3(src->normals, v - src->first, n);
+}
+
 /* The rest tangents: xyz and w. */
-SKN_INLINE lanes3 group_load_tangents(const skn_rig *rig, uint32_t v, const uint32_t n, lanes *w) {
+SKN_INLINE lanes3 group_load_tangents(const skn_src *src, uint32_t v, const uint32_t n, lanes *w) {
   lanes in[4];
-  group_load(rig->tangents, v, n, 4, in);
+  group_load(src->tangents, v - src->first, n, 4, in);
   *w = in[3];
   return (lanes3){in[0], in[1], in[2]};
 }
@@ -135,87 +141,69 @@ SKN_INLINE void group_store_out(const skn_skin_job *job, uint32_t v, const uint3
   }
 }
 
+/* Vertex v's influence slots in src (k per vertex). */
+SKN_INLINE const uint16_t *src_joints(const skn_src *src, uint32_t v, const int k) {
+  return src->joints + (size_t)(v - src->first) * k;
+}
+SKN_INLINE const float *src_weights(const skn_src *src, uint32_t v, const int k) {
+  return src->weights + (size_t)(v - src->first) * k;
+}
+
 /* LBS of vertices v .. v + n - 1 (n <= SKN_L, all in one block, whose
- * influences for them start at J, W, k per vertex): the per-vertex blends,
- * one transpose, then eq. 4 and 9 for the whole group. Every vertex goes
+ * inputs src holds, k influences per vertex): the per-vertex blends, one
+ * transpose, then eq. 4 and 9 for the whole group. Every vertex goes
  * through the same lanes arithmetic whatever its group, so that ranges and
  * thread counts give bit-identical results. */
-SKN_INLINE void lbs_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
-                          const int k, const int normals, const int tangents, group_out *o) {
-  const skn_rig *rig = job->rig;
+SKN_INLINE void lbs_group(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n, const int k,
+                          const int normals, const int tangents, group_out *o) {
   mat m[SKN_L], nm[SKN_L];
   lanes r[16];
-  group_blend(job->pose->lbs_palette, J, W, k, normals, m, nm);
+  group_blend(job->pose->lbs_palette, src_joints(src, v, k), src_weights(src, v, k), k, normals, m, nm);
   records_to_rows(m, 16, r);
-  o->p = rows_apply3(r, group_load3(rig->positions, v, n), 1);
+  o->p = rows_apply3(r, group_load3(job->rig->positions, v, n), 1);
   if (tangents) { /* t = M t0, w negated where det M < 0 */
     lanes w;
-    o->t = l3_unit(rows_apply3(r, group_load_tangents(rig, v, n, &w), 0));
+    o->t = l3_unit(rows_apply3(r, group_load_tangents(src, v, n, &w), 0));
     o->tw = lanes_flip_where_negative(w, rows_det3(r));
   }
   if (normals) {
     records_to_rows(nm, 16, r);
-    o->n = l3_unit(rows_apply3(r, group_load3(rig->normals, v, n), 0));
+    o->n = l3_unit(rows_apply3(r, group_load_normals(src, v, n), 0));
   }
 }
 
 /* A group function: lbs_group's signature (lbsq_simd.h has the other). */
-typedef void (*group_fn)(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
-                         const int k, const int normals, const int tangents, group_out *o);
+typedef void (*group_fn)(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n, const int k,
+                         const int normals, const int tangents, group_out *o);
 
 /* Vertices [lo, hi) of one block through `group`, stored, k fixed (0: the
  * block's own, not unrolled), SKN_L at a time; the last group may be
  * partial (one body for both: the kernels are many specialisations, and
  * each is compiled once). `group` is a constant at every call, and the
  * call is inlined. */
-SKN_INLINE void group_run(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, const int k,
+SKN_INLINE void group_run(const skn_skin_job *job, const skn_src *src, uint32_t lo, uint32_t hi, const int k,
                           const int normals, const int tangents, const group_fn group) {
-  const skn_rig *rig = job->rig;
-  const int width = k ? k : (int)b->k;
+  const int width = k ? k : (int)src->k;
   for (uint32_t v = lo; v < hi; v += SKN_L) {
-    size_t at = b->offset + (size_t)(v - b->first) * width;
     uint32_t n = SKN_MIN(SKN_L, hi - v);
     group_out o;
-    group(job, v, n, rig->packed_joints + at, rig->packed_weights + at, width, normals, tangents, &o);
+    group(job, src, v, n, width, normals, tangents, &o);
     group_store_out(job, v, n, &o, normals, tangents);
   }
 }
 
-/* One function per specialisation (width x attributes), called through a
- * table: the compiler optimises — and the sanitizer build instruments — one
- * group body at a time. Inlined into one function per method, the same
- * bodies took minutes to build. Widths 1, 2, 3, 4, 8 unroll; the last row
- * takes the block's own. Columns: none, normals, tangents, both. The
- * sanitizer build (Makefile) keeps the last row only: the bodies differ
- * only in constants, and instrumenting each one took minutes more. */
-typedef void (*block_fn)(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi);
-
-#if defined(SKN_KERNELS_CHECKED)
-#define SKN_WIDTHS(X, arg) X(0, arg)
-static int width_row(uint32_t k) { return (void)k, 0; }
-#else
-#define SKN_WIDTHS(X, arg) X(1, arg) X(2, arg) X(3, arg) X(4, arg) X(8, arg) X(0, arg)
-static int width_row(uint32_t k) {
-  switch (k) {
-  case 1: return 0;
-  case 2: return 1;
-  case 3: return 2;
-  case 4: return 3;
-  case 8: return 4;
-  default: return 5;
-  }
-}
-#endif
-
-static int attrs_column(const skn_skin_job *job) { return (job->normals != NULL) + 2 * (job->tangents != NULL); }
+/* One function per specialisation (width x attributes: blocks_simd.h),
+ * called through a table: the compiler optimises — and the sanitizer build
+ * instruments — one group body at a time. Inlined into one function per
+ * method, the same bodies took minutes to build. */
 
 /* The functions of one group kernel whose group function is PREFIX_group:
  * PREFIX_KNT per specialisation, their table PREFIX_runs and the entry
  * point NAME. */
 #define SKN_GROUP_RUN(K, N, T, PREFIX)                                                                \
-  static __attribute__((noinline)) void PREFIX##_##K##N##T(const skn_skin_job *job, const skn_block *b, \
+  static __attribute__((noinline)) void PREFIX##_##K##N##T(const skn_skin_job *job, const skn_src *src, \
                                                            uint32_t lo, uint32_t hi) {                \
-    group_run(job, b, lo, hi, K, N, T, PREFIX##_group);                                               \
+    group_run(job, src, lo, hi, K, N, T, PREFIX##_group);                                             \
   }
 #define SKN_GROUP_RUNS(K, PREFIX) \
   SKN_GROUP_RUN(K, 0, 0, PREFIX) SKN_GROUP_RUN(K, 1, 0, PREFIX) SKN_GROUP_RUN(K, 0, 1, PREFIX) SKN_GROUP_RUN(K, 1, 1, PREFIX)
@@ -224,15 +212,10 @@ static int attrs_column(const skn_skin_job *job) { return (job->normals != NULL)
   SKN_WIDTHS(SKN_GROUP_RUNS, PREFIX)                                                                  \
   static const block_fn PREFIX##_runs[][4] = {SKN_WIDTHS(SKN_GROUP_ROW, PREFIX)};                     \
   void NAME(const skn_skin_job *job, uint32_t first, uint32_t end) {                                  \
-    const skn_rig *rig = job->rig;                                                                    \
     const int column = attrs_column(job);                                                             \
-    for (uint32_t v = first; v < end;) {                                                              \
-      const skn_block *b = &rig->blocks[v / SKN_PACK_BLOCK];                                          \
-      uint32_t hi = SKN_MIN(end, b->first + b->count);                                                \
-      PREFIX##_runs[width_row(b->k)][column](job, b, v, hi);                                          \
-      v = hi;                                                                                         \
-    }                                                                                                 \
-    if (job->stream) _mm_sfence(); /* streaming stores are weakly ordered: done before the caller goes on */ \
+    block_fn fns[sizeof PREFIX##_runs / sizeof PREFIX##_runs[0]];                                     \
+    for (size_t r = 0; r < sizeof fns / sizeof fns[0]; ++r) fns[r] = PREFIX##_runs[r][column];        \
+    run_blocks(job, first, end, fns);                                                                 \
   }
 
 SKN_GROUP_KERNEL(SKN_LBS_KERNEL, lbs)

@@ -31,12 +31,12 @@ SKN_INLINE lanes m3_det(const lanes a[9]) {
 }
 
 /* LBS_QUATERNION of vertices v .. v + n - 1 (as lbs_group). */
-SKN_INLINE void lbsq_group(const skn_skin_job *job, uint32_t v, const uint32_t n, const uint16_t *J, const float *W,
-                           const int k, const int normals, const int tangents, group_out *o) {
-  const skn_rig *rig = job->rig;
-  const float *pal = job->pose->quat_palette;
+SKN_INLINE void lbsq_group(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n, const int k,
+                           const int normals, const int tangents, group_out *o) {
+  const uint16_t *J = src_joints(src, v, k);
+  const float *W = src_weights(src, v, k), *pal = job->pose->quat_palette;
   const lanes zero = lanes_splat(0.0f);
-  lanes3 x = group_load3(rig->positions, v, n), p = {zero, zero, zero};
+  lanes3 x = group_load3(job->rig->positions, v, n), p = {zero, zero, zero};
   lanes na[9], ta[9], wr[4];
   SKN_UNROLL for (int e = 0; e < 9; ++e) na[e] = ta[e] = zero;
   if (k <= 4) group_weight_rows(W, k, wr);
@@ -54,10 +54,10 @@ SKN_INLINE void lbsq_group(const skn_skin_job *job, uint32_t v, const uint32_t n
       SKN_UNROLL for (int e = 0; e < 9; ++e) ta[e] = lanes_fma(w, r[e], ta[e]);
   }
   o->p = p;
-  if (normals) o->n = l3_unit(m3_apply(na, group_load3(rig->normals, v, n)));
+  if (normals) o->n = l3_unit(m3_apply(na, group_load_normals(src, v, n)));
   if (tangents) { /* t = (sum w_i A_i) t0, w negated where that mirrors */
     lanes tw;
-    o->t = l3_unit(m3_apply(ta, group_load_tangents(rig, v, n, &tw)));
+    o->t = l3_unit(m3_apply(ta, group_load_tangents(src, v, n, &tw)));
     o->tw = lanes_flip_where_negative(tw, m3_det(ta));
   }
 }

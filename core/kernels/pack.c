@@ -1,8 +1,32 @@
 /* pack.c — the kernels' layout, built once at bind (see kernels.h). */
 #include "kernels.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The slot arrays in the rig's layout: float weights and 16-bit joints, or
+ * (compact) 16-bit weights and 8-bit joints where joint_count < 255. */
+static int alloc_slots(skn_rig *rig, size_t count) {
+  if (!(rig->flags & SKN_RIG_COMPACT)) {
+    rig->packed_joints = malloc(count * sizeof *rig->packed_joints);
+    rig->packed_weights = malloc(count * sizeof *rig->packed_weights);
+    return rig->packed_joints && rig->packed_weights;
+  }
+  if (rig->joint_count < 0xFFu) rig->packed_joints8 = malloc(count);
+  else rig->packed_joints = malloc(count * sizeof *rig->packed_joints);
+  rig->packed_weights16 = malloc(count * sizeof *rig->packed_weights16);
+  return (rig->packed_joints8 || rig->packed_joints) && rig->packed_weights16;
+}
+
+/* Slot i holds joint j with weight w (compact: w is a decoded 16-bit weight,
+ * q / 65535, and q comes back exactly by rounding w * 65535). */
+static void put_slot(skn_rig *rig, size_t i, uint32_t j, float w) {
+  if (rig->packed_joints8) rig->packed_joints8[i] = (uint8_t)j;
+  else rig->packed_joints[i] = (uint16_t)j;
+  if (rig->packed_weights16) rig->packed_weights16[i] = (uint16_t)lrint(w * (double)SKN_WEIGHT_ONE);
+  else rig->packed_weights[i] = w;
+}
 
 skn_status skn__pack_influences(skn_rig *rig) {
   if (rig->joint_count >= 0xFFFFu) return SKN_OK; /* uint16 joints and the virtual one must fit */
@@ -20,24 +44,20 @@ skn_status skn__pack_influences(skn_rig *rig) {
   }
   /* A group kernel reads SKN_PACK_GROUP vertices' slots from any vertex: past
    * a range's end it reads the next vertices' (valid joints, unused lanes),
-   * past the last vertex this tail of virtual-joint slots. */
-  size_t tail = SKN_PACK_GROUP * widest;
-  rig->packed_joints = malloc((slots + tail) * sizeof *rig->packed_joints);
-  rig->packed_weights = malloc((slots + tail) * sizeof *rig->packed_weights);
-  if (!rig->packed_joints || !rig->packed_weights)
+   * past the last vertex this tail of virtual-joint slots (and a few more
+   * for the compact joints' decode, blocks_simd.h). */
+  size_t tail = SKN_PACK_GROUP * widest + SKN_PACK_TAIL_SLOTS;
+  if (!alloc_slots(rig, slots + tail))
     return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for the kernels' layout");
-  for (size_t i = slots; i < slots + tail; ++i) {
-    rig->packed_joints[i] = (uint16_t)rig->joint_count;
-    rig->packed_weights[i] = 0.0f;
-  }
+  for (size_t i = slots; i < slots + tail; ++i) put_slot(rig, i, rig->joint_count, 0.0f);
   for (uint32_t b = 0; b < blocks; ++b) {
     const skn_block *bl = &rig->blocks[b];
     for (uint32_t v = bl->first; v < bl->first + bl->count; ++v) {
       size_t at = bl->offset + (size_t)(v - bl->first) * bl->k;
       uint32_t have = off[v + 1] - off[v];
       for (uint32_t i = 0; i < bl->k; ++i) {
-        rig->packed_joints[at + i] = (uint16_t)(i < have ? rig->influence_joints[off[v] + i] : rig->joint_count);
-        rig->packed_weights[at + i] = i < have ? rig->influence_weights[off[v] + i] : (have == 0 && i == 0 ? 1.0f : 0.0f);
+        if (i < have) put_slot(rig, at + i, rig->influence_joints[off[v] + i], rig->influence_weights[off[v] + i]);
+        else put_slot(rig, at + i, rig->joint_count, have == 0 && i == 0 ? 1.0f : 0.0f);
       }
     }
   }

@@ -66,12 +66,18 @@ static double probe(float *a, float *b, float *c, size_t n, int threads, int tri
 
 /* ---- a synthetic rig: a 64-joint chain, vertices along it ---- */
 
-typedef struct bench_rig { skn_rig *rig; skn_pose *pose; uint32_t n; int k; double bytes_influences; } bench_rig;
+typedef struct bench_rig {
+  skn_rig *rig;
+  skn_pose *pose;
+  uint32_t n;
+  int k, compact;
+  double bytes_influences;
+} bench_rig;
 
 #define JOINTS 64u
 
 /* k influences per vertex (k = 0: 1 to 8, varying), nearest joints first. */
-static int make_rig(bench_rig *b, uint32_t n, int k) {
+static int make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout) {
   uint32_t width = k ? (uint32_t)k : 8, tris = 1024;
   float *pos = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12), *tan = malloc((size_t)n * 16);
   float *w = malloc((size_t)n * width * 4), *blend = malloc((size_t)n * 4), bind[JOINTS * 16] = {0};
@@ -120,6 +126,7 @@ static int make_rig(bench_rig *b, uint32_t n, int k) {
                         stays quick (COR's precomputation grows with vertices x weight overlap;
                         its skinning cost does not depend on the triangles) */
   d.triangle_count = tris;
+  d.layout = layout;
   int ok = skn_bind(&d, &b->rig) == SKN_OK && skn_pose_create(b->rig, &b->pose) == SKN_OK;
   skn_transform local[JOINTS];
   for (uint32_t j = 0; ok && j < JOINTS; ++j) { /* a bend and a twist per joint: rigid, as most animation is */
@@ -130,16 +137,21 @@ static int make_rig(bench_rig *b, uint32_t n, int k) {
   ok = ok && skn_pose_set_local(b->pose, 0, JOINTS, local) == SKN_OK;
   b->n = n;
   b->k = k;
-  b->bytes_influences = slots / n * 6.0; /* uint16 joint + float weight per slot, before padding */
+  b->compact = layout == SKN_LAYOUT_COMPACT;
+  /* per slot, before padding: a 16-bit joint and a float weight, or
+   * (compact, 64 joints) an 8-bit joint and a 16-bit weight */
+  b->bytes_influences = slots / n * (b->compact ? 3.0 : 6.0);
   free(pos), free(nrm), free(tan), free(w), free(blend), free(jj), free(tri);
   return ok;
 }
 
 /* Bytes a vertex moves: rest attributes and influences in, results out (the
  * palette stays in cache); methods read what else they need per vertex
- * (LBS_QUATERNION's kernel forms its offsets v0 - c_i itself). */
+ * (LBS_QUATERNION's kernel forms its offsets v0 - c_i itself). A compact
+ * rig reads a normal or a tangent in 4 bytes. */
 static double bytes_per_vertex(const bench_rig *b, skn_method m, int attrs) {
-  double io = 24.0 + (attrs > 0 ? 24.0 : 0.0) + (attrs > 1 ? 32.0 : 0.0), extra = 0;
+  double normal_in = b->compact ? 4.0 : 12.0, tangent_in = b->compact ? 4.0 : 16.0;
+  double io = 24.0 + (attrs > 0 ? 12.0 + normal_in : 0.0) + (attrs > 1 ? 16.0 + tangent_in : 0.0), extra = 0;
   if (m == SKN_METHOD_BLEND) extra = 4;
   if (m == SKN_METHOD_COR) extra = 13;
   return io + b->bytes_influences + extra;
@@ -176,7 +188,7 @@ static float *alloc_out(size_t bytes) {
  * alternating so that both see the same machine; medians of 9. */
 static void bench_stores(uint32_t n, FILE *js, const double bw[3][2]) {
   bench_rig br;
-  if (!make_rig(&br, n, 4)) return;
+  if (!make_rig(&br, n, 4, SKN_LAYOUT_FULL)) return;
   float *p = alloc_out((size_t)n * 12), *nn = alloc_out((size_t)n * 12);
   for (uint32_t th = 1; p && nn && th <= 2; ++th) {
     double c[9], st[9];
@@ -197,6 +209,39 @@ static void bench_stores(uint32_t n, FILE *js, const double bw[3][2]) {
   skn_rig_destroy(br.rig);
 }
 
+/* ---- the compact layout against the full one ---- */
+
+static const char *METHOD_NAMES[] = {"lbs", "lbs-quat", "dqs", "blend", "cor"};
+
+/* Every method, positions + normals, 4 influences, on the same vertices
+ * bound in both layouts; calls alternate between the two so that both see
+ * the same machine; medians of 7. The compact rig moves 52 bytes a vertex
+ * where the full one moves 72 (LBS): it gains where the kernel waits on
+ * memory, and costs its decode where it computes. */
+static void bench_layouts(uint32_t n, FILE *js, const double bw[3][2], int *rows) {
+  bench_rig br[2];
+  if (!make_rig(&br[0], n, 4, SKN_LAYOUT_FULL)) return;
+  if (!make_rig(&br[1], n, 4, SKN_LAYOUT_COMPACT)) return;
+  float *p = alloc_out((size_t)n * 12), *nn = alloc_out((size_t)n * 12);
+  for (int m = 0; p && nn && m <= SKN_METHOD_COR; ++m)
+    for (uint32_t th = 1; th <= 2; ++th) {
+      double t[2][7], mvs[2], bpv[2];
+      for (int r = 0; r < 7; ++r)
+        for (int c = 0; c < 2; ++c) t[c][r] = time_skin(&br[c], (skn_method)m, 1, th, p, nn, NULL, 1, SKN_STORES_AUTO);
+      for (int c = 0; c < 2; ++c) mvs[c] = n / median(t[c], 7) / 1e6, bpv[c] = bytes_per_vertex(&br[c], (skn_method)m, 1);
+      printf("%-9s PN   4     %10u %3u %11.1f %11.1f %9.2fx %5.0f %5.0f %7.1f%% %7.1f%%\n", METHOD_NAMES[m], n, th,
+             mvs[0], mvs[1], mvs[1] / mvs[0], bpv[0], bpv[1], 100.0 * bpv[0] * mvs[0] / 1e3 / bw[th][0],
+             100.0 * bpv[1] * mvs[1] / 1e3 / bw[th][0]);
+      if (js)
+        fprintf(js, "%s\n  {\"method\": \"%s\", \"vertices\": %u, \"threads\": %u, \"full_mvertices_per_s\": %.2f, "
+                    "\"compact_mvertices_per_s\": %.2f, \"full_bytes_per_vertex\": %.1f, "
+                    "\"compact_bytes_per_vertex\": %.1f}",
+                (*rows)++ ? "," : "", METHOD_NAMES[m], n, th, mvs[0], mvs[1], bpv[0], bpv[1]);
+    }
+  free(p), free(nn);
+  for (int c = 0; c < 2; ++c) skn_pose_destroy(br[c].pose), skn_rig_destroy(br[c].rig);
+}
+
 /* ---- the worker pool on a small call ---- */
 
 /* 10,000 vertices (LBS, positions + normals, 4 influences): ~40 us of work,
@@ -210,7 +255,7 @@ static void bench_stores(uint32_t n, FILE *js, const double bw[3][2]) {
 static void bench_pool(FILE *js) {
   enum { CALLS = 201, IDLE_CALLS = 31 };
   bench_rig br;
-  if (!make_rig(&br, 10000, 4)) return;
+  if (!make_rig(&br, 10000, 4, SKN_LAYOUT_FULL)) return;
   float *p = alloc_out((size_t)br.n * 12), *nn = alloc_out((size_t)br.n * 12);
   static double hot[2][CALLS], idle[2][IDLE_CALLS];
   for (int r = 0; p && nn && r < CALLS; ++r)
@@ -324,7 +369,6 @@ static void bench_pose(FILE *js) {
   skn_rig_destroy(rig);
 }
 
-static const char *METHOD_NAMES[] = {"lbs", "lbs-quat", "dqs", "blend", "cor"};
 static const char *ATTR_NAMES[] = {"P", "PN", "PNT"};
 static const char *SIMD_NAMES[] = {"auto", "scalar", "portable", "avx2", "avx512"};
 
@@ -381,7 +425,7 @@ int cmd_bench(int argc, char **argv) {
   for (int si = 0; si < nsizes; ++si)
     for (int ki = 0; ki < ninfl; ++ki) {
       bench_rig br;
-      if (!make_rig(&br, sizes[si], infl[ki])) return fail_input("bench rig");
+      if (!make_rig(&br, sizes[si], infl[ki], SKN_LAYOUT_FULL)) return fail_input("bench rig");
       uint32_t n = br.n;
       float *p = alloc_out((size_t)n * 12), *nn = alloc_out((size_t)n * 12), *t = alloc_out((size_t)n * 16);
       int reps = n >= 10000000 ? 3 : 5;
@@ -418,6 +462,13 @@ int cmd_bench(int argc, char **argv) {
   if (js) fprintf(js, "\n ],\n \"stores\": [");
   bench_stores(1000000, js, bw);
   if (full) bench_stores(10000000, js, bw);
+  printf("\nlayouts: SKN_LAYOUT_FULL against SKN_LAYOUT_COMPACT (skn_bind_desc.layout), the same vertices\n");
+  printf("%-9s %-4s %-5s %10s %3s %11s %11s %10s %5s %5s %8s %8s\n", "method", "attr", "infl", "vertices", "thr",
+         "full M/s", "compact M/s", "ratio", "B/v", "B/v", "% ceil", "% ceil");
+  if (js) fprintf(js, "\n ],\n \"layouts\": [");
+  int layout_rows = 0;
+  bench_layouts(1000000, js, bw, &layout_rows);
+  if (full) bench_layouts(10000000, js, bw, &layout_rows);
   if (js) fprintf(js, "\n ]");
   bench_pool(js);
   bench_pose(js);

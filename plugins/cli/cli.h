@@ -22,6 +22,7 @@ typedef struct options {
   const char *method_names[MAX_METHODS];
   int method_count;
   skn_dqs_scale dqs_scale;
+  skn_bind_layout layout;
   int frames, width, height;
 } options;
 

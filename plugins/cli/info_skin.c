@@ -86,7 +86,7 @@ static const char *output_format(const options *o) {
 
 int cmd_skin(int argc, char **argv) {
   options o;
-  int rc = parse_options(argc, argv, 2, "primitive animation time method dqs-scale blend format o", &o);
+  int rc = parse_options(argc, argv, 2, "primitive animation time method dqs-scale blend layout format o", &o);
   if (rc) return rc;
   if (o.method_count != 1) return fprintf(stderr, "skn: skin takes one --method\n"), EXIT_USAGE;
   posed_mesh m;

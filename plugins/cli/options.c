@@ -66,6 +66,9 @@ static int apply(options *o, const char *name, const char *value) {
   } else if (!strcmp(name, "dqs-scale")) {
     if (strcmp(value, "polar") && strcmp(value, "keep-y")) return usage_error("--dqs-scale %s is not polar or keep-y", value);
     o->dqs_scale = strcmp(value, "polar") ? SKN_DQS_SCALE_KEEP_Y : SKN_DQS_SCALE_POLAR;
+  } else if (!strcmp(name, "layout")) {
+    if (strcmp(value, "full") && strcmp(value, "compact")) return usage_error("--layout %s is not full or compact", value);
+    o->layout = strcmp(value, "full") ? SKN_LAYOUT_COMPACT : SKN_LAYOUT_FULL;
   } else if (!strcmp(name, "format")) {
     if (strcmp(value, "obj") && strcmp(value, "ply") && strcmp(value, "json")) return usage_error("--format %s is not obj, ply or json", value);
     o->format = value;

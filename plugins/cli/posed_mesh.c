@@ -44,6 +44,7 @@ int posed_mesh_open(posed_mesh *m, const options *o) {
   if (rc != EXIT_OK) return rc;
   skn_gltf_bind_desc bd = {sizeof bd};
   bd.primitive = o->primitive;
+  bd.layout = o->layout;
   for (int k = 0; k < o->method_count; ++k) {
     bd.centers_of_rotation |= o->methods[k] == SKN_METHOD_COR;
     if (o->methods[k] == SKN_METHOD_BLEND && !m->blend_weights) { /* glTF has no blend weights: one for all */

@@ -178,7 +178,7 @@ static int render(posed_mesh *m, const options *o, float *pos, unsigned char *im
 
 int cmd_render(int argc, char **argv) {
   options o;
-  int rc = parse_options(argc, argv, 2, "primitive animation time method compare dqs-scale blend frames size o", &o);
+  int rc = parse_options(argc, argv, 2, "primitive animation time method compare dqs-scale blend layout frames size o", &o);
   if (rc) return rc;
   if (!o.out) return fprintf(stderr, "skn: render needs -o OUT.png (see --help)\n"), EXIT_USAGE;
   if (!o.width) o.width = o.height = 360;

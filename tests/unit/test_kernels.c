@@ -1,7 +1,7 @@
 /* test_kernels.c — every vectorised kernel against the scalar reference:
  * each instruction set this CPU has x each method x positions / + normals /
  * + tangents x influence widths 1, 2, 3, 4, 8, 11 and CSR 0..8 (vertices
- * without influences included), on random rigs with scaled joints; results
+ * without influences included) x both bind layouts, on random rigs with scaled joints; results
  * within 1e-6 of the model size. Also odd ranges (across block edges) and
  * interleaved outputs: nothing outside a range or between strided elements
  * is touched. */
@@ -36,7 +36,7 @@ static void outputs_free(outputs *o) {
 }
 
 /* A random rig with width-k influences (k = 0: CSR with 0..8 per vertex). */
-static skn_rig *kernel_rig(test_rig *t, uint32_t k, uint64_t seed, uint32_t **offsets_out) {
+static skn_rig *kernel_rig(test_rig *t, uint32_t k, uint64_t seed, skn_bind_layout layout, uint32_t **offsets_out) {
   uint32_t nv = 700;
   test_rig_random(t, seed, 20, nv, k ? k : 8, 1);
   skn_bind_desc d = test_rig_desc(t);
@@ -56,6 +56,7 @@ static skn_rig *kernel_rig(test_rig *t, uint32_t k, uint64_t seed, uint32_t **of
   d.triangles = tris;
   d.triangle_count = nv;
   d.blend_weights = blend;
+  d.layout = layout;
   skn_rig *rig = bind_or_fail(&d);
   free(tris);
   free(blend);
@@ -65,8 +66,11 @@ static skn_rig *kernel_rig(test_rig *t, uint32_t k, uint64_t seed, uint32_t **of
 
 static double worst(const float *a, const float *b, size_t n) { return b ? max_abs_diff(a, b, n) : 0; }
 
+/* Both layouts: a compact rig's kernels decode its codes (blocks_simd.h)
+ * into what the scalar reference reads (compact.c). */
 START_TEST(every_kernel_matches_the_scalar_reference) {
   const uint32_t widths[] = {1, 2, 3, 4, 8, 11, 0};
+  const skn_bind_layout layout = (skn_bind_layout)_i;
   int levels_run = 0;
   for (size_t l = 0; l < 3; ++l) {
     if (skn_set_simd(LEVELS[l]) != SKN_OK) continue; /* not on this CPU */
@@ -74,7 +78,7 @@ START_TEST(every_kernel_matches_the_scalar_reference) {
     for (size_t w = 0; w < sizeof widths / sizeof widths[0]; ++w) {
       test_rig t;
       uint32_t *off;
-      skn_rig *rig = kernel_rig(&t, widths[w], 300 + w, &off);
+      skn_rig *rig = kernel_rig(&t, widths[w], 300 + w, layout, &off);
       skn_pose *pose = pose_or_fail(rig);
       ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
       for (int m = SKN_METHOD_LBS_MATRIX; m <= SKN_METHOD_COR; ++m)
@@ -93,8 +97,9 @@ START_TEST(every_kernel_matches_the_scalar_reference) {
              * is short, and normalising magnifies both) */
             double tangent_tol = m == SKN_METHOD_LBS_QUATERNION ? 4e-6 : 2e-6;
             ck_assert_msg(dp <= 1e-6 * t.size && dn <= 2e-6 && dt <= tangent_tol,
-                          "%s, width %u, method %d, attrs %d, split %d: positions %g (size %g), normals %g, tangents %g",
-                          LEVEL_NAMES[l], widths[w], m, attrs, split, dp, t.size, dn, dt);
+                          "%s, layout %d, width %u, method %d, attrs %d, split %d: positions %g (size %g), "
+                          "normals %g, tangents %g", LEVEL_NAMES[l], layout, widths[w], m, attrs, split, dp, t.size,
+                          dn, dt);
             outputs_free(&ref);
             outputs_free(&got);
           }
@@ -116,7 +121,7 @@ START_TEST(ranges_and_strides_stay_inside) {
     if (skn_set_simd(LEVELS[l]) != SKN_OK) continue;
     test_rig t;
     uint32_t *off;
-    skn_rig *rig = kernel_rig(&t, 4, 77, &off);
+    skn_rig *rig = kernel_rig(&t, 4, 77, (skn_bind_layout)_i, &off);
     skn_pose *pose = pose_or_fail(rig);
     ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
     uint32_t nv = t.vertex_count;
@@ -195,7 +200,7 @@ START_TEST(streaming_stores_match_cached) {
     if (skn_set_simd(LEVELS[l]) != SKN_OK) continue;
     test_rig t;
     uint32_t *off;
-    skn_rig *rig = kernel_rig(&t, 3, 91, &off);
+    skn_rig *rig = kernel_rig(&t, 3, 91, (skn_bind_layout)_i, &off);
     skn_pose *pose = pose_or_fail(rig);
     ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
     uint32_t nv = t.vertex_count;
@@ -229,9 +234,10 @@ Suite *suite_kernels(void) {
   Suite *s = suite_create("kernels");
   TCase *tc = tcase_create("kernels");
   tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, every_kernel_matches_the_scalar_reference);
-  tcase_add_test(tc, ranges_and_strides_stay_inside);
-  tcase_add_test(tc, streaming_stores_match_cached);
+  /* each twice: SKN_LAYOUT_FULL (_i = 0) and SKN_LAYOUT_COMPACT */
+  tcase_add_loop_test(tc, every_kernel_matches_the_scalar_reference, SKN_LAYOUT_FULL, SKN_LAYOUT_COMPACT + 1);
+  tcase_add_loop_test(tc, ranges_and_strides_stay_inside, SKN_LAYOUT_FULL, SKN_LAYOUT_COMPACT + 1);
+  tcase_add_loop_test(tc, streaming_stores_match_cached, SKN_LAYOUT_FULL, SKN_LAYOUT_COMPACT + 1);
   tcase_add_test(tc, simd_choice);
   suite_add_tcase(s, tc);
   return s;

@@ -17,6 +17,7 @@ Suite *suite_methods(void);
 Suite *suite_errors(void);
 Suite *suite_gltf(void);
 Suite *suite_kernels(void);
+Suite *suite_compact(void);
 
 /* ---- random numbers (xorshift64*, reproducible per seed) ---- */
 typedef struct rng { uint64_t s; } rng;

@@ -78,6 +78,12 @@ def _ptr(a, ctype=ctypes.c_float):
     return None if a is None else a.ctypes.data_as(ctypes.POINTER(ctype))
 
 
+def _layout(name):
+    if name not in _abi.LAYOUTS:
+        raise InvalidArgument("SKN_ERR_INVALID_ARGUMENT", f"layout {name!r} is not one of {sorted(_abi.LAYOUTS)}")
+    return _abi.LAYOUTS[name]
+
+
 def _attrib(a):
     return _abi.Attrib(None if a is None else a.ctypes.data, 0)
 
@@ -85,11 +91,15 @@ def _attrib(a):
 class Rig:
     """A skeleton, a rest mesh and its weights, bound once (skn_bind). Immutable;
     may be shared by threads. Influences are fixed-width (joints and weights of
-    shape (vertices, k)) or CSR (flat joints and weights with `offsets`)."""
+    shape (vertices, k)) or CSR (flat joints and weights with `offsets`).
+    layout="compact" stores 16-bit weights and octahedral normals and tangents
+    (skn.h, "Layout"): less memory traffic, positions within ~1e-5 of the model's
+    size of "full"."""
 
     def __init__(self, *, positions, joints, weights, bind_matrices=None, inverse_bind_matrices=None,
                  parents=None, normals=None, tangents=None, offsets=None, weight_mode="normalize",
-                 max_influences=0, min_weight=0.0, blend_weights=None, triangles=None, _handle=None):
+                 max_influences=0, min_weight=0.0, blend_weights=None, triangles=None, layout="full",
+                 _handle=None):
         self._handle = ctypes.c_void_p(_handle)
         if _handle:
             self._read_info()
@@ -121,6 +131,7 @@ class Rig:
         d.influence_offsets = _ptr(keep["o"], ctypes.c_uint32)
         d.influence_joints, d.influence_weights = _ptr(keep["j"], ctypes.c_uint32), _ptr(keep["w"])
         d.weight_mode = _abi.WEIGHT_MODES[weight_mode]
+        d.layout = _layout(layout)
         d.max_influences, d.min_weight = max_influences, min_weight
         d.blend_weights = _ptr(keep["b"])
         if keep["tri"] is not None:
@@ -137,6 +148,7 @@ class Rig:
         self.has_tangents = bool(info.flags & _abi.RIG_HAS_TANGENTS)
         self.has_blend_weights = bool(info.flags & _abi.RIG_HAS_BLEND_WEIGHTS)
         self.has_centers_of_rotation = bool(info.flags & _abi.RIG_HAS_CENTERS)
+        self.layout = "compact" if info.flags & _abi.RIG_COMPACT else "full"
 
     def __del__(self):
         if getattr(self, "_handle", None):
@@ -267,12 +279,14 @@ class Gltf:
         _check(_lib.skn_gltf_triangles(self._handle, primitive, _ptr(out, ctypes.c_uint32), out.size))
         return out
 
-    def bind(self, primitive=0, centers_of_rotation=False, max_influences=0, min_weight=0.0, blend_weights=None):
-        """A Rig of a skinned primitive (centers_of_rotation: bind with its triangles, for "cor")."""
+    def bind(self, primitive=0, centers_of_rotation=False, max_influences=0, min_weight=0.0, blend_weights=None,
+             layout="full"):
+        """A Rig of a skinned primitive (centers_of_rotation: bind with its triangles, for "cor";
+        layout: "full" or "compact", as Rig)."""
         b = None if blend_weights is None else _array(blend_weights, numpy.float32, 1, "blend_weights")
         d = _abi.GltfBindDesc(struct_size=ctypes.sizeof(_abi.GltfBindDesc), primitive=primitive,
                               centers_of_rotation=int(bool(centers_of_rotation)), max_influences=max_influences,
-                              min_weight=min_weight, blend_weights=_ptr(b))
+                              min_weight=min_weight, blend_weights=_ptr(b), layout=_layout(layout))
         handle = ctypes.c_void_p()
         _check(_lib.skn_gltf_bind(self._handle, ctypes.byref(d), ctypes.byref(handle)))
         return Rig(positions=None, joints=None, weights=None, _handle=handle.value)

@@ -18,9 +18,10 @@ STATUS_NAMES = [
 METHODS = {"lbs": 0, "lbs-quat": 1, "dqs": 2, "blend": 3, "cor": 4}
 DQS_SCALES = {"polar": 0, "keep-y": 1}
 WEIGHT_MODES = {"normalize": 0, "as-given": 1, "require-unit": 2}
+LAYOUTS = {"full": 0, "compact": 1}
 PALETTES = {"mat4": (0, 16), "rows3x4": (1, 12), "normal-rows3x4": (2, 12), "dual-quat": (3, 8),
             "dual-quat-scale": (4, 20), "dual-quat-scale-keep-y": (5, 20)}
-RIG_HAS_NORMALS, RIG_HAS_TANGENTS, RIG_HAS_BLEND_WEIGHTS, RIG_HAS_CENTERS = 1, 2, 4, 8
+RIG_HAS_NORMALS, RIG_HAS_TANGENTS, RIG_HAS_BLEND_WEIGHTS, RIG_HAS_CENTERS, RIG_COMPACT = 1, 2, 4, 8, 16
 NO_ANIMATION = 0xFFFFFFFF
 SIMD = {"auto": 0, "scalar": 1, "portable": 2, "avx2": 3, "avx512": 4}
 
@@ -41,7 +42,7 @@ class BindDesc(ctypes.Structure):
         ("influences_per_vertex", ctypes.c_uint32), ("influence_offsets", c_uint32_p),
         ("influence_joints", c_uint32_p), ("influence_weights", c_float_p), ("weight_mode", ctypes.c_uint32),
         ("max_influences", ctypes.c_uint32), ("min_weight", ctypes.c_float), ("blend_weights", c_float_p),
-        ("triangles", c_uint32_p), ("triangle_count", ctypes.c_uint32),
+        ("triangles", c_uint32_p), ("triangle_count", ctypes.c_uint32), ("layout", ctypes.c_uint32),
     ]
 
 
@@ -77,7 +78,7 @@ class GltfAnimationInfo(ctypes.Structure):
 class GltfBindDesc(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("primitive", ctypes.c_uint32),
                 ("centers_of_rotation", ctypes.c_uint32), ("max_influences", ctypes.c_uint32),
-                ("min_weight", ctypes.c_float), ("blend_weights", c_float_p)]
+                ("min_weight", ctypes.c_float), ("blend_weights", c_float_p), ("layout", ctypes.c_uint32)]
 
 
 _P = ctypes.c_void_p

@@ -220,6 +220,21 @@ class TestGltf(unittest.TestCase):
         with self.assertRaisesRegex(skn.IndexOutOfRange, "Dance"):
             g.find_animation("Dance")
 
+    def test_compact_layout(self):
+        g = skn.Gltf(os.path.join(DATA, "Fox", "glTF-Binary", "Fox.glb"))
+        out = {}
+        for layout in ("full", "compact"):
+            rig = g.bind(0, layout=layout)
+            self.assertEqual(rig.layout, layout)
+            pose = rig.pose()
+            g.pose(pose, animation="Run", time=0.4)
+            out[layout] = rig.skin(pose, method="dqs")
+        size = numpy.linalg.norm(out["full"].max(axis=0) - out["full"].min(axis=0))
+        moved = numpy.abs(out["compact"] - out["full"]).max()
+        self.assertTrue(0 < moved <= 1e-5 * size, f"moved {moved} of size {size}")
+        with self.assertRaisesRegex(skn.InvalidArgument, "layout 'tiny'"):
+            g.bind(0, layout="tiny")
+
 
 if __name__ == "__main__":
     unittest.main()
