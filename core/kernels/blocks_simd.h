@@ -110,7 +110,8 @@ SKN_PIN(chunk_holds_a_group, SKN_CHUNK_SLOTS >= SKN_PACK_GROUP * SKN_COMPACT_MAX
  * influences). A chunk's last group decodes the slots and codes that
  * follow it, as the float layout's groups read them (pack.c, compact.c pad
  * the end); their lanes are never stored. */
-SKN_INLINE void run_compact(const skn_skin_job *job, const skn_block *b, uint32_t lo, uint32_t hi, block_fn fn) {
+static __attribute__((noinline)) void run_compact(const skn_skin_job *job, const skn_block *b, uint32_t lo,
+                                                  uint32_t hi, block_fn fn) {
   const skn_rig *rig = job->rig;
   uint16_t joints[SKN_CHUNK_SLOTS + 16];
   float weights[SKN_CHUNK_SLOTS], normals[3 * SKN_CHUNK_VERTICES], tangents[4 * SKN_CHUNK_VERTICES];
@@ -129,7 +130,7 @@ SKN_INLINE void run_compact(const skn_skin_job *job, const skn_block *b, uint32_
 
 /* Vertices [first, end) through fns[width_row(k)] block by block (fns: one
  * column of a kernel's table, chosen for the call's attributes). */
-SKN_INLINE void run_blocks(const skn_skin_job *job, uint32_t first, uint32_t end, const block_fn *fns) {
+static void run_blocks(const skn_skin_job *job, uint32_t first, uint32_t end, const block_fn *fns) {
   const skn_rig *rig = job->rig;
   for (uint32_t v = first; v < end;) {
     const skn_block *b = &rig->blocks[v / SKN_PACK_BLOCK];
