@@ -2,7 +2,7 @@
  * 16-bit fixed point summing exactly, normals and tangents as octahedral
  * codes in 32 bits. The rig's float arrays are overwritten with the decoded
  * values, so that the scalar reference and every vectorised kernel skin with
- * the very inputs the kernels decode from the codes (decode_simd.h computes
+ * the very inputs the kernels decode from the codes (blocks_simd.h computes
  * skn__weight_decode and skn__oct_decode with the same float operations, in
  * lanes). pack.c lays the codes out for the kernels. */
 #include "kernels/kernels.h"

@@ -201,7 +201,7 @@ void skn__each_vertex(const skn_skin_job *job, uint32_t first, uint32_t end, skn
 /* ---- the compact layout (compact.c) ---- */
 
 #define SKN_WEIGHT_ONE 65535u          /* a compact weight q stands for q / 65535 */
-#define SKN_COMPACT_MAX_INFLUENCES 32u /* bounds the kernels' decode buffer (decode_simd.h) */
+#define SKN_COMPACT_MAX_INFLUENCES 32u /* bounds the kernels' decode buffer (blocks_simd.h) */
 #define SKN_OCT_SCALE (1.0f / 32767.0f)   /* a normal's codes, and a tangent's x */
 #define SKN_OCT_SCALE_Y (1.0f / 16383.0f) /* a tangent's y: 15 bits, the 16th its w's sign */
 

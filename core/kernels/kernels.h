@@ -15,7 +15,7 @@
  *   - or, for a rig bound with SKN_LAYOUT_COMPACT, the same slots with
  *     joints in 8 bits (where they fit) and weights in 16, and normals and
  *     tangents octahedral (compact.c); the kernels decode a chunk at a time
- *     into the stack (decode_simd.h) and run their float code on it;
+ *     into the stack (blocks_simd.h) and run their float code on it;
  *   - per joint, the pose's palettes (internal.h): SKN_PALETTE_FLOATS floats
  *     aligned to 64 bytes, matrices as padded columns, so that one 16-lane
  *     vector holds a whole matrix. */
@@ -32,7 +32,7 @@
  * vertex `first`: vertex v's k influence slots at joints/weights +
  * (v - first) k, its rest normal at normals + 3 (v - first), its tangent at
  * tangents + 4 (v - first). The rig's own arrays (SKN_LAYOUT_FULL), or a
- * chunk of the compact layout decoded (decode_simd.h). */
+ * chunk of the compact layout decoded (blocks_simd.h). */
 typedef struct skn_src {
   uint32_t first, k;
   const uint16_t *joints;
