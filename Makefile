@@ -29,7 +29,6 @@ LIB_LDFLAGS := $(SAN) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=abi/lib
 
 CORE_SRC := $(wildcard core/*.c core/gltf/*.c core/kernels/*.c)
 CORE_OBJ := $(patsubst core/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
-CORE_HDR := abi/skn.h $(wildcard core/*.h core/math/*.h core/gltf/*.h core/kernels/*.h)
 
 # Each kernel source is built once per instruction set; simd.c picks at run time.
 # (-Wno-psabi: the 64-byte vectors only pass between inlined static functions.)
@@ -63,9 +62,14 @@ CLI_SRC := $(wildcard plugins/cli/*.c)
 all: lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON)
 lib: $(LIB) $(BUILD)/libskn.so
 
-$(BUILD)/obj/%.o: core/%.c $(CORE_HDR)
+# Each object depends on the headers it includes (-MMD: the compiler lists
+# them in a .d file beside it), so that editing one kernel family's header
+# rebuilds that family's objects and not the minutes of all of them.
+$(BUILD)/obj/%.o: core/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) $(KFLAGS) $(ISA) -c $< -o $@
+	$(CC) $(LIB_CFLAGS) $(KFLAGS) $(ISA) -MMD -MP -c $< -o $@
+
+-include $(CORE_OBJ:.o=.d)
 
 $(LIB): $(CORE_OBJ) abi/libskn.map
 	$(CC) $(CORE_OBJ) $(LIB_LDFLAGS) -o $@

@@ -152,6 +152,14 @@ enum {
 /* Derives the forms asked for that are not current (thread-safe). */
 void skn__pose_derive(const skn_pose *pose, int forms);
 
+/* palette.c: joint j's DQS form under `split` (xforms[j].dq[split] and its
+ * dq_palette entry, dq_scaled updated), rigid or split, in double; every
+ * joint's (the scalar set's dq_forms); and the palette entry alone from
+ * xforms[j].dq[split] (j == joint_count: the identity). */
+void skn__dq_form(skn_pose *pose, uint32_t j, int split);
+void skn__dq_forms(skn_pose *pose, int split);
+void skn__dq_palette_entry(skn_pose *pose, uint32_t j, int split);
+
 /* Sets locals [first, first + count) from `local` where given (validated),
  * then recomputes world matrices and the LBS palette (pose.c, with the
  * chosen instruction set's kernel: pose_simd.h). */

@@ -100,31 +100,40 @@ static void scaled_dq(struct skn_joint_dq *dq, const double a[9], const skn_rig 
   dq_finish(dq, q, t);
 }
 
-/* The forms asked for from M_i, as the pose kernel left it (pose_simd.h):
- * A^T A and det A once for all of them, and one dual quaternion for both
- * splits where M_i is rigid (the common case). */
-static void joint_rotation_forms(skn_joint_xform *x, const skn_pose *pose, uint32_t j, int forms) {
+/* Joint j's DQS form under `split` from M_i, as the pose kernel left it
+ * (pose_simd.h), into xforms[j].dq[split] and its palette entry: one
+ * rotation where M_i's 3x3 is rigid (the common case), the polar split
+ * otherwise. The scalar set's way for every joint, and the SIMD sets' for
+ * the joints their rigid-only lanes leave (dq_forms_simd.h). */
+void skn__dq_form(skn_pose *pose, uint32_t j, int split) {
   const float *m = pose->lbs_palette + (size_t)j * SKN_PALETTE_FLOATS; /* an affine float[16] */
   double a[9], g[9];
   skn_m3_from_mat4(a, m);
   skn_m3_mul_tn(g, a, a);
-  double det = skn_m3_det(a);
-  if (forms & SKN_FORMS_QUATERNION) lbs_quaternion_form(x, a, g, det, pose->world[j]);
-  int rigid = is_rotation(g, det);
-  for (int split = 0; split < 2; ++split) {
-    if (!(forms & SKN_FORMS_DQ << split)) continue;
-    if (!rigid)
-      scaled_dq(&x->dq[split], a, pose->rig, j, pose->world[j], split);
-    else if (split == 1 && (forms & SKN_FORMS_DQ))
-      x->dq[1] = x->dq[0];
-    else
-      rigid_dq(&x->dq[split], a, m);
-  }
+  if (is_rotation(g, skn_m3_det(a)))
+    rigid_dq(&pose->xforms[j].dq[split], a, m);
+  else
+    scaled_dq(&pose->xforms[j].dq[split], a, pose->rig, j, pose->world[j], split);
+  skn__dq_palette_entry(pose, j, split);
+}
+
+void skn__dq_forms(skn_pose *pose, int split) {
+  for (uint32_t j = 0; j < pose->rig->joint_count; ++j) skn__dq_form(pose, j, split);
+}
+
+/* Joint j's LBS_QUATERNION form from M_i. */
+static void quaternion_form(skn_pose *pose, uint32_t j) {
+  const float *m = pose->lbs_palette + (size_t)j * SKN_PALETTE_FLOATS;
+  double a[9], g[9];
+  skn_m3_from_mat4(a, m);
+  skn_m3_mul_tn(g, a, a);
+  lbs_quaternion_form(&pose->xforms[j], a, g, skn_m3_det(a), pose->world[j]);
 }
 
 /* Joint j's dual quaternion and S_i columns under `split`, as the kernels
- * read them; the virtual joint (j == joint_count) is the identity. */
-static void dq_palette_entry(skn_pose *pose, uint32_t j, int split) {
+ * read them, from xforms[j].dq[split]; the virtual joint (j == joint_count)
+ * is the identity. */
+void skn__dq_palette_entry(skn_pose *pose, uint32_t j, int split) {
   static const struct skn_joint_dq identity = {{0, 0, 0, 1}, {0, 0, 0, 0}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}, 0};
   const struct skn_joint_dq *dq = j == pose->rig->joint_count ? &identity : &pose->xforms[j].dq[split];
   const float *s = dq->s;
@@ -167,13 +176,15 @@ void skn__pose_derive(const skn_pose *cpose, int forms) {
   int want = forms & ~pose->derived;
   if (want) {
     const skn_rig *rig = pose->rig;
-    for (int split = 0; split < 2; ++split)
-      if (want & SKN_FORMS_DQ << split) pose->dq_scaled[split] = 0;
-    for (uint32_t j = 0; j <= rig->joint_count; ++j) {
-      if (j < rig->joint_count) joint_rotation_forms(&pose->xforms[j], pose, j, want);
-      for (int split = 0; split < 2; ++split)
-        if (want & SKN_FORMS_DQ << split) dq_palette_entry(pose, j, split);
-      if (want & SKN_FORMS_QUATERNION) quat_palette_entry(pose, j);
+    for (uint32_t j = 0; (want & SKN_FORMS_QUATERNION) && j <= rig->joint_count; ++j) {
+      if (j < rig->joint_count) quaternion_form(pose, j);
+      quat_palette_entry(pose, j);
+    }
+    for (int split = 0; split < 2; ++split) {
+      if (!(want & SKN_FORMS_DQ << split)) continue;
+      pose->dq_scaled[split] = 0;
+      skn__kernels()->dq_forms(pose, split);
+      skn__dq_palette_entry(pose, rig->joint_count, split);
     }
     __atomic_store_n(&pose->derived, pose->derived | want, __ATOMIC_RELEASE);
   }

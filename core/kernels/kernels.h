@@ -1,6 +1,6 @@
 /* kernels.h — the vectorised kernels. One source per family (lbs_simd.h,
  * lbsq_simd.h, dqs_simd.h for DQS, BLEND and COR, pose_simd.h for forward
- * kinematics) is compiled once per instruction set — portable (the
+ * kinematics, dq_forms_simd.h for the joints' dual quaternions) is compiled once per instruction set — portable (the
  * compiler's baseline), AVX2+FMA and AVX-512 — and simd.c picks one set at
  * run time, so that one libskn.so.1 runs everywhere and fast where it can.
  * Every kernel is tested against the scalar reference (lbs.c, dqs.c, cor.c;
@@ -46,6 +46,9 @@ typedef struct skn_kernel_set {
   /* locals [first, first + count) from `local` where given (validated), then
    * forward kinematics and the LBS palette (pose_simd.h) */
   void (*pose)(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local);
+  /* every joint's DQS form under `split` from the LBS palette, bit for bit
+   * skn__dq_form's (dq_forms_simd.h) */
+  void (*dq_forms)(skn_pose *pose, int split);
 } skn_kernel_set;
 
 extern const skn_kernel_set skn__kernels_portable, skn__kernels_avx2, skn__kernels_avx512;

@@ -1,7 +1,7 @@
 /* pose_simd.h — local transforms from TRS, forward kinematics and the LBS
  * palette, a joint at a time, parents first: W_i^A = W_parent^A local_i, M_i = W_i^A (W_i^R)^-1 and its
  * normal matrix N_i = M_i^-T (eq. 4, 9), matrices as 4-lane columns
- * (mat4.h). Included by kernels_<isa>.c, which name the function
+ * (mat4.h). Included by pose_<isa>.c, which name the function
  * (SKN_POSE_KERNEL) and build it for their instruction set: the arithmetic
  * is the same plain formula on every set (C99 does not contract a * b + c),
  * so the palette is bit for bit the same whichever runs; wider sets gain

@@ -179,6 +179,54 @@ START_TEST(palette_matches_reference_on_every_instruction_set) {
 }
 END_TEST
 
+/* The dual quaternion palettes (DQS's forms, both splits) are the same bit
+ * for bit whichever instruction set derives them (dq_forms_simd.h: rigid
+ * joints four at a time, the others by palette.c's polar split) on a rig
+ * where some joints are rigid and some are scaled, with a joint count that
+ * leaves a tail of three; the scalar set's palette has both kinds. */
+START_TEST(dq_palette_same_on_every_instruction_set) {
+  static const skn_simd levels[] = {SKN_SIMD_SCALAR, SKN_SIMD_PORTABLE, SKN_SIMD_AVX2, SKN_SIMD_AVX512};
+  static const skn_palette_format formats[] = {SKN_PALETTE_DUAL_QUAT_SCALE, SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y};
+  test_rig t;
+  test_rig_random(&t, 67, 63, 10, 1, 0);
+  skn_bind_desc d = test_rig_desc(&t);
+  skn_rig *rig = bind_or_fail(&d);
+  for (uint32_t j = 0; j < t.joint_count; j += 5) { /* these and their descendants are not rigid */
+    t.pose[j].scale[0] = 1.5f, t.pose[j].scale[1] = 0.75f;
+    for (int c = 0; c < 4; ++c) t.pose[j].rotation[c] *= 3.0f; /* |q| = 3: rigid all the same */
+  }
+  size_t n = (size_t)t.joint_count * 20;
+  float *first = malloc(n * 2 * sizeof(float)), *got = malloc(n * 2 * sizeof(float));
+  int runs = 0;
+  for (size_t l = 0; l < sizeof levels / sizeof levels[0]; ++l) {
+    if (skn_set_simd(levels[l]) != SKN_OK) continue; /* not on this CPU */
+    skn_pose *pose = pose_or_fail(rig);
+    ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
+    for (int f = 0; f < 2; ++f)
+      ck_assert_int_eq(skn_pose_palette(pose, formats[f], got + f * n, n * sizeof(float)), SKN_OK);
+    skn_pose_destroy(pose);
+    if (runs++ == 0) {
+      memcpy(first, got, n * 2 * sizeof(float));
+      uint32_t scaled = 0;
+      for (uint32_t j = 0; j < t.joint_count; ++j) { /* S_i's rows after the dual quaternion */
+        static const float identity[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+        scaled += memcmp(got + j * 20 + 8, identity, sizeof identity) != 0;
+      }
+      ck_assert_uint_gt(scaled, 5);
+      ck_assert_uint_lt(scaled, t.joint_count - 5);
+    } else {
+      ck_assert_msg(!memcmp(first, got, n * 2 * sizeof(float)), "simd level %d: the palette differs", (int)levels[l]);
+    }
+  }
+  ck_assert_int_ge(runs, 2);
+  ck_assert_int_eq(skn_set_simd(SKN_SIMD_AUTO), SKN_OK);
+  free(first);
+  free(got);
+  skn_rig_destroy(rig);
+  test_rig_free(&t);
+}
+END_TEST
+
 /* A NaN or an infinity in any of a transform's ten floats, of any joint in
  * the range, is SKN_ERR_NOT_FINITE naming that joint, and the pose keeps
  * its palette (pose.c tests the ten floats as three overlapping vectors). */
@@ -299,6 +347,7 @@ Suite *suite_pose(void) {
   tcase_add_test(tc, set_model_semantics);
   tcase_add_test(tc, set_model_equals_set_local);
   tcase_add_test(tc, palette_matches_reference_on_every_instruction_set);
+  tcase_add_test(tc, dq_palette_same_on_every_instruction_set);
   tcase_add_test(tc, set_local_refuses_any_non_finite_float);
   tcase_add_test(tc, rest_local_starting_pose);
   tcase_add_test(tc, quaternion_form_refuses_shear);
