@@ -159,6 +159,11 @@ void skn__pose_derive(const skn_pose *pose, int forms);
 void skn__dq_form(skn_pose *pose, uint32_t j, int split);
 void skn__dq_forms(skn_pose *pose, int split);
 void skn__dq_palette_entry(skn_pose *pose, uint32_t j, int split);
+/* palette.c: joint j's LBS_QUATERNION form (xforms[j]'s q, s, b, similar)
+ * and quat_palette entry, in double; every joint's (the scalar set's
+ * quat_forms). */
+void skn__quat_form(skn_pose *pose, uint32_t j);
+void skn__quat_forms(skn_pose *pose);
 
 /* Sets locals [first, first + count) from `local` where given (validated),
  * then recomputes world matrices and the LBS palette (pose.c, with the

@@ -104,7 +104,7 @@ static void scaled_dq(struct skn_joint_dq *dq, const double a[9], const skn_rig 
  * (pose_simd.h), into xforms[j].dq[split] and its palette entry: one
  * rotation where M_i's 3x3 is rigid (the common case), the polar split
  * otherwise. The scalar set's way for every joint, and the SIMD sets' for
- * the joints their rigid-only lanes leave (dq_forms_simd.h). */
+ * the joints their rigid-only lanes leave (forms_simd.h). */
 void skn__dq_form(skn_pose *pose, uint32_t j, int split) {
   const float *m = pose->lbs_palette + (size_t)j * SKN_PALETTE_FLOATS; /* an affine float[16] */
   double a[9], g[9];
@@ -169,6 +169,15 @@ static void quat_palette_entry(skn_pose *pose, uint32_t j) {
   e[15] = s > 0.0 ? (float)(1.0 / (s * s)) : 0.0f;
 }
 
+void skn__quat_form(skn_pose *pose, uint32_t j) {
+  quaternion_form(pose, j);
+  quat_palette_entry(pose, j);
+}
+
+void skn__quat_forms(skn_pose *pose) {
+  for (uint32_t j = 0; j < pose->rig->joint_count; ++j) skn__quat_form(pose, j);
+}
+
 void skn__pose_derive(const skn_pose *cpose, int forms) {
   skn_pose *pose = (skn_pose *)cpose; /* a cache: the pose's meaning does not change */
   if ((__atomic_load_n(&pose->derived, __ATOMIC_ACQUIRE) & forms) == forms) return;
@@ -176,9 +185,9 @@ void skn__pose_derive(const skn_pose *cpose, int forms) {
   int want = forms & ~pose->derived;
   if (want) {
     const skn_rig *rig = pose->rig;
-    for (uint32_t j = 0; (want & SKN_FORMS_QUATERNION) && j <= rig->joint_count; ++j) {
-      if (j < rig->joint_count) quaternion_form(pose, j);
-      quat_palette_entry(pose, j);
+    if (want & SKN_FORMS_QUATERNION) {
+      skn__kernels()->quat_forms(pose);
+      quat_palette_entry(pose, rig->joint_count);
     }
     for (int split = 0; split < 2; ++split) {
       if (!(want & SKN_FORMS_DQ << split)) continue;

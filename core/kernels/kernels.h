@@ -1,10 +1,12 @@
 /* kernels.h — the vectorised kernels. One source per family (lbs_simd.h,
  * lbsq_simd.h, dqs_simd.h for DQS, BLEND and COR, pose_simd.h for forward
- * kinematics, dq_forms_simd.h for the joints' dual quaternions) is compiled once per instruction set — portable (the
- * compiler's baseline), AVX2+FMA and AVX-512 — and simd.c picks one set at
- * run time, so that one libskn.so.1 runs everywhere and fast where it can.
+ * kinematics, forms_simd.h for the joints' rotation forms) is compiled once
+ * per instruction set — portable (the compiler's baseline), AVX2+FMA and
+ * AVX-512 — and simd.c picks one set at run time, so that one libskn.so.1
+ * runs everywhere and fast where it can.
  * Every kernel is tested against the scalar reference (lbs.c, dqs.c, cor.c;
- * the pose against a double-precision one, test_pose.c).
+ * the pose against a double-precision one and the forms against palette.c's
+ * joint-at-a-time derivation, bit for bit, test_pose.c).
  *
  * The data they read is laid out at bind (pack.c) and per pose (palette):
  *   - vertices in blocks of SKN_PACK_BLOCK; a block's influences padded to
@@ -46,9 +48,10 @@ typedef struct skn_kernel_set {
   /* locals [first, first + count) from `local` where given (validated), then
    * forward kinematics and the LBS palette (pose_simd.h) */
   void (*pose)(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local);
-  /* every joint's DQS form under `split` from the LBS palette, bit for bit
-   * skn__dq_form's (dq_forms_simd.h) */
+  /* every joint's DQS form under `split`, and every joint's LBS_QUATERNION
+   * form, from the LBS palette, bit for bit palette.c's (forms_simd.h) */
   void (*dq_forms)(skn_pose *pose, int split);
+  void (*quat_forms)(skn_pose *pose);
 } skn_kernel_set;
 
 extern const skn_kernel_set skn__kernels_portable, skn__kernels_avx2, skn__kernels_avx512;

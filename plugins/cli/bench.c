@@ -319,8 +319,9 @@ static void plain_fk(const int32_t *parents, const skn_transform *t, float (*wor
 /* skn_pose_set_local for every joint (validation, forward kinematics, M_i,
  * normal matrices, the kernels' palette) and, after it, the dual quaternion
  * forms of one split (skn_pose_palette DUAL_QUAT: the first DQS / BLEND /
- * COR call of a pose pays the same), against plain_fk and the DQ forms
- * the scalar set derives a joint at a time (palette.c); medians of 101. */
+ * COR call of a pose pays the same) and LBS_QUATERNION's forms, against
+ * plain_fk and the forms the scalar set derives a joint at a time
+ * (palette.c); medians of 101. */
 static void bench_pose(FILE *js) {
   int32_t parents[POSE_JOINTS];
   float bind[POSE_JOINTS * 16] = {0}, pos[POSE_JOINTS * 3] = {0}, w[POSE_JOINTS];
@@ -346,36 +347,48 @@ static void bench_pose(FILE *js) {
     skn_rig_destroy(rig);
     return;
   }
-  double fk[101], set[101], dq[101], dq1[101];
-  skn_simd simd = skn_get_simd();
-  for (int r = 0; r < 101; ++r) { /* the scalar set's joint-at-a-time forms, interleaved */
+  static float out[POSE_JOINTS * 3];
+  skn_skin_desc sk = {sizeof sk};
+  sk.method = SKN_METHOD_LBS_QUATERNION, sk.positions.data = out, sk.threads = 1;
+  double fk[101], set[101], dq[2][101], quat[2][101];
+  skn_simd simd = skn_get_simd(), sets[2] = {simd, SKN_SIMD_SCALAR};
+  for (int r = 0; r < 101; ++r) { /* the scalar set's joint-at-a-time forms interleaved */
     double t0 = now();
     plain_fk(parents, local, world);
-    double t1 = now();
-    skn_pose_set_local(pose, 0, POSE_JOINTS, local);
-    double t2 = now();
-    skn_pose_palette(pose, SKN_PALETTE_DUAL_QUAT, pal, sizeof pal);
-    double t3 = now();
-    skn_set_simd(SKN_SIMD_SCALAR);
-    skn_pose_set_local(pose, 0, POSE_JOINTS, local);
-    double t4 = now();
-    skn_pose_palette(pose, SKN_PALETTE_DUAL_QUAT, pal, sizeof pal);
-    double t5 = now();
+    fk[r] = now() - t0;
+    for (int k = 0; k < 2; ++k) {
+      skn_set_simd(sets[k]);
+      t0 = now();
+      skn_pose_set_local(pose, 0, POSE_JOINTS, local);
+      double t1 = now();
+      skn_pose_palette(pose, SKN_PALETTE_DUAL_QUAT, pal, sizeof pal);
+      double t2 = now();
+      skn_pose_set_local(pose, 0, POSE_JOINTS, local);
+      double t3 = now();
+      skn_skin(rig, pose, &sk); /* LBS_QUATERNION's forms, then 1,000 vertices */
+      double t4 = now();
+      skn_skin(rig, pose, &sk); /* the vertices alone */
+      double t5 = now();
+      if (k == 0) set[r] = t1 - t0;
+      dq[k][r] = t2 - t1, quat[k][r] = (t4 - t3) - (t5 - t4);
+    }
     skn_set_simd(simd);
-    fk[r] = t1 - t0, set[r] = t2 - t1, dq[r] = t3 - t2, dq1[r] = t5 - t4;
   }
-  double mf = median(fk, 101) * 1e6, ms = median(set, 101) * 1e6, md = median(dq, 101) * 1e6;
-  double md1 = median(dq1, 101) * 1e6;
+  double mf = median(fk, 101) * 1e6, ms = median(set, 101) * 1e6, md[2], mq[2];
+  for (int k = 0; k < 2; ++k) md[k] = median(dq[k], 101) * 1e6, mq[k] = median(quat[k], 101) * 1e6;
   printf("\npose: %u joints (a binary tree), medians of 101\n", POSE_JOINTS);
   printf("  plain FK in C (TRS -> 3x4, parent product)        %8.2f us\n", mf);
   printf("  skn_pose_set_local (FK, M_i, normal matrices)       %8.2f us  %5.2fx plain FK  %5.1f ns/joint\n", ms,
          ms / mf, ms * 1e3 / POSE_JOINTS);
   printf("  + dual quaternion forms (first DQS call of a pose)  %8.2f us  %5.2fx faster than a joint at a time "
-         "(%.2f us)\n", md, md1 / md, md1);
+         "(%.2f us)\n", md[0], md[1] / md[0], md[1]);
+  printf("  + LBS_QUATERNION forms (its first call of a pose)   %8.2f us  %5.2fx faster than a joint at a time "
+         "(%.2f us)\n", mq[0], mq[1] / mq[0], mq[1]);
   if (js)
     fprintf(js, ",\n \"pose\": {\"joints\": %u, \"plain_fk_us\": %.3f, \"set_local_us\": %.3f, "
-                "\"dual_quaternion_forms_us\": %.3f, \"dual_quaternion_forms_scalar_us\": %.3f}",
-            POSE_JOINTS, mf, ms, md, md1);
+                "\"dual_quaternion_forms_us\": %.3f, \"dual_quaternion_forms_scalar_us\": %.3f, "
+                "\"quaternion_forms_us\": %.3f, \"quaternion_forms_scalar_us\": %.3f}",
+            POSE_JOINTS, mf, ms, md[0], md[1], mq[0], mq[1]);
   skn_pose_destroy(pose);
   skn_rig_destroy(rig);
 }

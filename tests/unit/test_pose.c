@@ -180,7 +180,7 @@ START_TEST(palette_matches_reference_on_every_instruction_set) {
 END_TEST
 
 /* The dual quaternion palettes (DQS's forms, both splits) are the same bit
- * for bit whichever instruction set derives them (dq_forms_simd.h: rigid
+ * for bit whichever instruction set derives them (forms_simd.h: rigid
  * joints four at a time, the others by palette.c's polar split) on a rig
  * where some joints are rigid and some are scaled, with a joint count that
  * leaves a tail of three; the scalar set's palette has both kinds. */
@@ -222,6 +222,57 @@ START_TEST(dq_palette_same_on_every_instruction_set) {
   ck_assert_int_eq(skn_set_simd(SKN_SIMD_AUTO), SKN_OK);
   free(first);
   free(got);
+  skn_rig_destroy(rig);
+  test_rig_free(&t);
+}
+END_TEST
+
+/* LBS_QUATERNION's forms (s_i, R_i, b_i and the kernels' record) are the
+ * same bit for bit whichever set derives them (forms_simd.h against
+ * palette.c's joint-at-a-time code): one set's kernel skins a pose whose
+ * forms the scalar set derived (they are kept until the pose changes) and a
+ * pose that derived its own, to the same bits, on a rig where some joints
+ * (leaves no vertex uses) are not similarities, with a tail of three. */
+START_TEST(quaternion_forms_same_on_every_instruction_set) {
+  static const skn_simd levels[] = {SKN_SIMD_PORTABLE, SKN_SIMD_AVX2, SKN_SIMD_AVX512};
+  test_rig t;
+  test_rig_random(&t, 71, 63, 400, 4, 1);
+  uint8_t *leaf = malloc(t.joint_count);
+  memset(leaf, 1, t.joint_count);
+  for (uint32_t j = 0; j < t.joint_count; ++j)
+    if (t.parents[j] >= 0) leaf[t.parents[j]] = 0;
+  uint32_t leaves = 0;
+  for (uint32_t j = 0; j < t.joint_count; ++j) /* leaves lose their influences and stretch along y: */
+    if (leaf[j] && t.parents[j] >= 0) { /* LBS_QUATERNION refuses such joints only where a vertex uses them */
+      t.pose[j].scale[1] *= 1.5f, ++leaves;
+      for (uint32_t i = 0; i < t.vertex_count * t.k; ++i)
+        if (t.joints[i] == j) t.joints[i] = (uint32_t)t.parents[j];
+    }
+  ck_assert_uint_ge(leaves, 3);
+  free(leaf);
+  skn_bind_desc d = test_rig_desc(&t);
+  skn_rig *rig = bind_or_fail(&d);
+  float *pa = malloc(400 * 6 * sizeof(float)), *pb = malloc(400 * 6 * sizeof(float));
+  int runs = 0;
+  for (size_t l = 0; l < sizeof levels / sizeof levels[0]; ++l) {
+    if (skn_set_simd(levels[l]) != SKN_OK) continue; /* not on this CPU */
+    skn_pose *a = pose_or_fail(rig), *b = pose_or_fail(rig);
+    ck_assert_int_eq(skn_pose_set_local(a, 0, t.joint_count, t.pose), SKN_OK);
+    ck_assert_int_eq(skn_pose_set_local(b, 0, t.joint_count, t.pose), SKN_OK);
+    ck_assert_int_eq(skn_set_simd(SKN_SIMD_SCALAR), SKN_OK);
+    skin_or_fail(rig, a, SKN_METHOD_LBS_QUATERNION, pa, pa + 1200, NULL); /* the scalar set derives a's forms */
+    ck_assert_int_eq(skn_set_simd(levels[l]), SKN_OK);
+    skin_or_fail(rig, a, SKN_METHOD_LBS_QUATERNION, pa, pa + 1200, NULL);
+    skin_or_fail(rig, b, SKN_METHOD_LBS_QUATERNION, pb, pb + 1200, NULL);
+    ck_assert_msg(!memcmp(pa, pb, 400 * 6 * sizeof(float)), "simd level %d: the forms differ", (int)levels[l]);
+    skn_pose_destroy(a);
+    skn_pose_destroy(b);
+    ++runs;
+  }
+  ck_assert_int_ge(runs, 1);
+  ck_assert_int_eq(skn_set_simd(SKN_SIMD_AUTO), SKN_OK);
+  free(pa);
+  free(pb);
   skn_rig_destroy(rig);
   test_rig_free(&t);
 }
@@ -348,6 +399,7 @@ Suite *suite_pose(void) {
   tcase_add_test(tc, set_model_equals_set_local);
   tcase_add_test(tc, palette_matches_reference_on_every_instruction_set);
   tcase_add_test(tc, dq_palette_same_on_every_instruction_set);
+  tcase_add_test(tc, quaternion_forms_same_on_every_instruction_set);
   tcase_add_test(tc, set_local_refuses_any_non_finite_float);
   tcase_add_test(tc, rest_local_starting_pose);
   tcase_add_test(tc, quaternion_form_refuses_shear);
