@@ -154,11 +154,9 @@ void skn__pose_derive(const skn_pose *pose, int forms);
 
 /* palette.c: joint j's DQS form under `split` (xforms[j].dq[split] and its
  * dq_palette entry, dq_scaled updated), rigid or split, in double; every
- * joint's (the scalar set's dq_forms); and the palette entry alone from
- * xforms[j].dq[split] (j == joint_count: the identity). */
+ * joint's (the scalar set's dq_forms). */
 void skn__dq_form(skn_pose *pose, uint32_t j, int split);
 void skn__dq_forms(skn_pose *pose, int split);
-void skn__dq_palette_entry(skn_pose *pose, uint32_t j, int split);
 /* palette.c: joint j's LBS_QUATERNION form (xforms[j]'s q, s, b, similar)
  * and quat_palette entry, in double; every joint's (the scalar set's
  * quat_forms). */

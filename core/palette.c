@@ -100,6 +100,21 @@ static void scaled_dq(struct skn_joint_dq *dq, const double a[9], const skn_rig 
   dq_finish(dq, q, t);
 }
 
+/* Joint j's dual quaternion and S_i columns under `split`, as the kernels
+ * read them, from xforms[j].dq[split]; the virtual joint (j == joint_count)
+ * is the identity. */
+static void dq_palette_entry(skn_pose *pose, uint32_t j, int split) {
+  static const struct skn_joint_dq identity = {{0, 0, 0, 1}, {0, 0, 0, 0}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}, 0};
+  const struct skn_joint_dq *dq = j == pose->rig->joint_count ? &identity : &pose->xforms[j].dq[split];
+  const float *s = dq->s;
+  float d[SKN_PALETTE_FLOATS] = {dq->real[0], dq->real[1], dq->real[2], dq->real[3],
+                                 dq->dual[0], dq->dual[1], dq->dual[2], dq->dual[3],
+                                 s[0], s[4], s[8], 0, s[1], s[5], s[9], 0, s[2], s[6], s[10], 0,
+                                 s[3], s[7], s[11], 1}; /* S_i's columns; the rest zero */
+  memcpy(pose->dq_palette[split] + (size_t)j * SKN_PALETTE_FLOATS, d, sizeof d);
+  pose->dq_scaled[split] |= dq->scaled;
+}
+
 /* Joint j's DQS form under `split` from M_i, as the pose kernel left it
  * (pose_simd.h), into xforms[j].dq[split] and its palette entry: one
  * rotation where M_i's 3x3 is rigid (the common case), the polar split
@@ -114,35 +129,11 @@ void skn__dq_form(skn_pose *pose, uint32_t j, int split) {
     rigid_dq(&pose->xforms[j].dq[split], a, m);
   else
     scaled_dq(&pose->xforms[j].dq[split], a, pose->rig, j, pose->world[j], split);
-  skn__dq_palette_entry(pose, j, split);
+  dq_palette_entry(pose, j, split);
 }
 
 void skn__dq_forms(skn_pose *pose, int split) {
   for (uint32_t j = 0; j < pose->rig->joint_count; ++j) skn__dq_form(pose, j, split);
-}
-
-/* Joint j's LBS_QUATERNION form from M_i. */
-static void quaternion_form(skn_pose *pose, uint32_t j) {
-  const float *m = pose->lbs_palette + (size_t)j * SKN_PALETTE_FLOATS;
-  double a[9], g[9];
-  skn_m3_from_mat4(a, m);
-  skn_m3_mul_tn(g, a, a);
-  lbs_quaternion_form(&pose->xforms[j], a, g, skn_m3_det(a), pose->world[j]);
-}
-
-/* Joint j's dual quaternion and S_i columns under `split`, as the kernels
- * read them, from xforms[j].dq[split]; the virtual joint (j == joint_count)
- * is the identity. */
-void skn__dq_palette_entry(skn_pose *pose, uint32_t j, int split) {
-  static const struct skn_joint_dq identity = {{0, 0, 0, 1}, {0, 0, 0, 0}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}, 0};
-  const struct skn_joint_dq *dq = j == pose->rig->joint_count ? &identity : &pose->xforms[j].dq[split];
-  const float *s = dq->s;
-  float d[SKN_PALETTE_FLOATS] = {dq->real[0], dq->real[1], dq->real[2], dq->real[3],
-                                 dq->dual[0], dq->dual[1], dq->dual[2], dq->dual[3],
-                                 s[0], s[4], s[8], 0, s[1], s[5], s[9], 0, s[2], s[6], s[10], 0,
-                                 s[3], s[7], s[11], 1}; /* S_i's columns; the rest zero */
-  memcpy(pose->dq_palette[split] + (size_t)j * SKN_PALETTE_FLOATS, d, sizeof d);
-  pose->dq_scaled[split] |= dq->scaled;
 }
 
 /* Joint j's LBS_QUATERNION record, as the kernels read it (internal.h):
@@ -170,7 +161,10 @@ static void quat_palette_entry(skn_pose *pose, uint32_t j) {
 }
 
 void skn__quat_form(skn_pose *pose, uint32_t j) {
-  quaternion_form(pose, j);
+  double a[9], g[9];
+  skn_m3_from_mat4(a, pose->lbs_palette + (size_t)j * SKN_PALETTE_FLOATS); /* M_i, an affine float[16] */
+  skn_m3_mul_tn(g, a, a);
+  lbs_quaternion_form(&pose->xforms[j], a, g, skn_m3_det(a), pose->world[j]);
   quat_palette_entry(pose, j);
 }
 
@@ -193,7 +187,7 @@ void skn__pose_derive(const skn_pose *cpose, int forms) {
       if (!(want & SKN_FORMS_DQ << split)) continue;
       pose->dq_scaled[split] = 0;
       skn__kernels()->dq_forms(pose, split);
-      skn__dq_palette_entry(pose, rig->joint_count, split);
+      dq_palette_entry(pose, rig->joint_count, split);
     }
     __atomic_store_n(&pose->derived, pose->derived | want, __ATOMIC_RELEASE);
   }

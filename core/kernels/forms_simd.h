@@ -90,11 +90,16 @@ static inline void fm_quat(fm_d q[4], const fm_d a[9]) {
   _Pragma("GCC unroll 4") for (int i = 0; i < 4; ++i) q[i] *= in;
 }
 
+/* det A as mat3.h's skn_m3_det computes it. */
+static inline fm_d fm_det(const fm_d a[9]) {
+  return a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
+         a[2] * (a[3] * a[7] - a[4] * a[6]);
+}
+
 /* Lanes whose 3x3 is a rotation within 1e-4 (palette.c's is_rotation):
  * G = A^T A within 1e-4 of I, element by element, and det A > 0. */
 static inline fm_m fm_rigid(const fm_d a[9]) {
-  fm_d off = {0}, det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
-                       a[2] * (a[3] * a[7] - a[4] * a[6]);
+  fm_d off = {0}, det = fm_det(a);
   _Pragma("GCC unroll 4") for (int i = 0; i < 3; ++i)
     _Pragma("GCC unroll 4") for (int j = i; j < 3; ++j) { /* G is symmetric bit for bit: its products commute */
       fm_d g = a[i] * a[j] + a[3 + i] * a[3 + j] + a[6 + i] * a[6 + j];
@@ -131,7 +136,7 @@ static inline void dq_forms4(skn_pose *pose, uint32_t j, int split) {
     memcpy(dq->dual, &qd[l], sizeof qd[l]);
     memcpy(dq->s, identity, sizeof dq->s);
     dq->scaled = 0;
-    memcpy(e, &qr[l], sizeof qr[l]); /* skn__dq_palette_entry's layout */
+    memcpy(e, &qr[l], sizeof qr[l]); /* palette.c's dq_palette_entry layout */
     memcpy(e + 4, &qd[l], sizeof qd[l]);
     memcpy(e + 8, identity, sizeof identity);
     memset(e + 24, 0, 8 * sizeof *e);
@@ -150,9 +155,7 @@ static inline void quat_forms4(skn_pose *pose, uint32_t j) {
   fm_d s2 = (g[0] + g[3] + g[5]) / 3.0, err = {0}; /* g[0], g[3], g[5]: the diagonal */
   _Pragma("GCC unroll 8") for (int k = 0; k < 6; ++k)
     err = fm_max(err, fm_abs(k == 0 || k == 3 || k == 5 ? g[k] - s2 : g[k])); /* skn_m3_similarity_error */
-  fm_d det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
-            a[2] * (a[3] * a[7] - a[4] * a[6]);
-  fm_m similar = (fm_sel(s2 > 0.0, err / s2, (fm_d){0} + INFINITY) <= 1e-4) & (det > 0.0);
+  fm_m similar = (fm_sel(s2 > 0.0, err / s2, (fm_d){0} + INFINITY) <= 1e-4) & (fm_det(a) > 0.0);
   fm_d s = fm_sqrt(s2), is = 1.0 / s, r[9];
   _Pragma("GCC unroll 9") for (int i = 0; i < 9; ++i) r[i] = a[i] * is;
   fm_quat(q, r);
