@@ -60,10 +60,16 @@ struct skn_rig {
   uint32_t flags;                /* SKN_RIG_HAS_* (public and internal bits) */
 
   int32_t *parents;              /* bind's order */
-  uint32_t *order;               /* joints parents-first: forward kinematics walks this */
+  uint32_t *order;               /* joints by depth, parents first: forward kinematics walks this;
+                                    SKN_JOINT_STRIDE long, UINT32_MAX past joint_count */
+  uint32_t *position;            /* joint j's index in order */
+  int32_t *parent_position;      /* per position, its parent's (-1: a root); SKN_JOINT_STRIDE long */
+  uint32_t *level_start;         /* level d's positions are [level_start[d], level_start[d + 1]) */
+  uint32_t level_count;
+  size_t joint_stride;           /* SKN_JOINT_STRIDE(joint_count) */
   float (*bind)[16];             /* W_i^R, joint -> model at bind */
-  float (*inverse_bind)[16];     /* (W_i^R)^-1 */
-  float (*rest_local)[16];       /* local matrices of the starting pose */
+  float *inverse_bind;           /* (W_i^R)^-1's 3x4 by position (SKN_JOINT_STRIDE) */
+  float *rest_local;             /* local matrices of the starting pose, likewise */
   uint8_t *joint_used;           /* 1 where some vertex has an influence of the joint */
 
   float *positions;              /* 3 per vertex, packed */
@@ -94,6 +100,16 @@ struct skn_rig {
 
 /* ---- the pose (pose.c, palette.c) ---- */
 
+/* Per-joint 3x4 matrices as the pose kernels read them (pose_simd.h):
+ * structure of arrays in the order forward kinematics walks (rig->order:
+ * parents first, one level of the hierarchy after another), element (r, c)
+ * of the joint at position k in row 3c + r, at [(3c + r) stride + k]. A
+ * run of joints' element is one vector load; stride, joint_count rounded
+ * up past a vector's worth of slack, lets a group of lanes start anywhere. */
+#define SKN_JOINT_STRIDE(n) (((size_t)(n) + 31u) & ~(size_t)15u)
+#define SKN_MAT_ROWS 12 /* a 3x4 matrix: row 3c + r holds element (r, c) */
+#define SKN_TRS_ROWS 10 /* a staged skn_transform: translation, rotation, scale */
+
 /* Per joint, SKN_PALETTE_FLOATS floats aligned to 64 bytes (the virtual
  * joint, index joint_count, is the identity):
  *   - lbs_palette: M_i's 3x4 as four padded columns (c0 c1 c2 t: M_i as a
@@ -106,6 +122,9 @@ struct skn_rig {
  *     b_i, the bind origin c_i and 1/s_i^2 (0 where s_i = 0), then zeros. */
 #define SKN_PALETTE_FLOATS 32u
 #define SKN_POSE_M(pose, j, r, c) ((pose)->lbs_palette[(size_t)(j) * SKN_PALETTE_FLOATS + (c) * 4 + (r)])
+/* Element (r, c) of joint j's W_i^A. */
+#define SKN_POSE_WORLD(pose, j, r, c) \
+  ((pose)->world[((c) * 3 + (r)) * (pose)->rig->joint_stride + (pose)->rig->position[j]])
 #define SKN_POSE_N(pose, j, r, c) ((pose)->lbs_palette[(size_t)(j) * SKN_PALETTE_FLOATS + 16 + (c) * 4 + (r)])
 
 /* A joint's rotation forms, derived from M_i on the first call that needs
@@ -126,8 +145,10 @@ typedef struct skn_joint_xform {
 
 struct skn_pose {
   const skn_rig *rig;
-  float (*local)[16];            /* local matrices (TRS composed) */
-  float (*world)[16];            /* W_i^A */
+  /* by position, SKN_JOINT_STRIDE: */
+  float *local;                  /* local matrices (TRS composed) */
+  float *staged;                 /* skn_pose_set_local's validated transforms (SKN_TRS_ROWS) */
+  float *world;                  /* W_i^A's 3x4 (SKN_POSE_WORLD) */
   uint8_t *pinned;               /* 1 where set_model gave W_i^A directly */
   float *lbs_palette;            /* (joint_count + 1) x SKN_PALETTE_FLOATS, set with the pose */
   float *dq_palette[2];          /* the same per skn_dqs_scale, derived with the rotation forms */
@@ -162,11 +183,6 @@ void skn__dq_forms(skn_pose *pose, int split);
  * quat_forms). */
 void skn__quat_form(skn_pose *pose, uint32_t j);
 void skn__quat_forms(skn_pose *pose);
-
-/* Sets locals [first, first + count) from `local` where given (validated),
- * then recomputes world matrices and the LBS palette (pose.c, with the
- * chosen instruction set's kernel: pose_simd.h). */
-void skn__pose_update(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local);
 
 /* The rotations bind needs for the DQS split: bind_rotation[j][split]. */
 void skn__bind_rotations(skn_rig *rig);

@@ -100,6 +100,16 @@ static void scaled_dq(struct skn_joint_dq *dq, const double a[9], const skn_rig 
   dq_finish(dq, q, t);
 }
 
+/* Joint j's W_i^A as an affine float[16] in w (the pose keeps it by
+ * position, internal.h). */
+static const float *world_matrix(const skn_pose *pose, uint32_t j, float w[16]) {
+  for (int c = 0; c < 4; ++c) {
+    for (int r = 0; r < 3; ++r) w[c * 4 + r] = SKN_POSE_WORLD(pose, j, r, c);
+    w[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
+  }
+  return w;
+}
+
 /* Joint j's dual quaternion and S_i columns under `split`, as the kernels
  * read them, from xforms[j].dq[split]; the virtual joint (j == joint_count)
  * is the identity. */
@@ -123,12 +133,13 @@ static void dq_palette_entry(skn_pose *pose, uint32_t j, int split) {
 void skn__dq_form(skn_pose *pose, uint32_t j, int split) {
   const float *m = pose->lbs_palette + (size_t)j * SKN_PALETTE_FLOATS; /* an affine float[16] */
   double a[9], g[9];
+  float w[16];
   skn_m3_from_mat4(a, m);
   skn_m3_mul_tn(g, a, a);
   if (is_rotation(g, skn_m3_det(a)))
     rigid_dq(&pose->xforms[j].dq[split], a, m);
   else
-    scaled_dq(&pose->xforms[j].dq[split], a, pose->rig, j, pose->world[j], split);
+    scaled_dq(&pose->xforms[j].dq[split], a, pose->rig, j, world_matrix(pose, j, w), split);
   dq_palette_entry(pose, j, split);
 }
 
@@ -162,9 +173,10 @@ static void quat_palette_entry(skn_pose *pose, uint32_t j) {
 
 void skn__quat_form(skn_pose *pose, uint32_t j) {
   double a[9], g[9];
+  float w[16];
   skn_m3_from_mat4(a, pose->lbs_palette + (size_t)j * SKN_PALETTE_FLOATS); /* M_i, an affine float[16] */
   skn_m3_mul_tn(g, a, a);
-  lbs_quaternion_form(&pose->xforms[j], a, g, skn_m3_det(a), pose->world[j]);
+  lbs_quaternion_form(&pose->xforms[j], a, g, skn_m3_det(a), world_matrix(pose, j, w));
   quat_palette_entry(pose, j);
 }
 

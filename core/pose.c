@@ -1,48 +1,54 @@
-/* pose.c — joint transforms in, palette out: the calls that validate local
- * TRS or model matrices, then local TRS -> forward kinematics
- * (W_i^A = W_parent^A * local_i) -> M_i = W_i^A (W_i^R)^-1 and its normal
- * matrix in the instruction set's pose kernel (kernels/pose_simd.h), and
- * the palettes out in the ABI's formats; palette.c derives the rotation
- * forms on demand. */
+/* pose.c — joint transforms in, palette out: the calls that take local
+ * TRS (validated and staged by the instruction set's pose kernel,
+ * kernels/pose_simd.h, before anything changes) or model matrices, then
+ * local TRS -> forward kinematics (W_i^A = W_parent^A * local_i) ->
+ * M_i = W_i^A (W_i^R)^-1 and its normal matrix in the same kernel, and the
+ * palettes out in the ABI's formats; palette.c derives the rotation forms
+ * on demand. */
 #include "internal.h"
 #include "kernels/kernels.h"
 
 #include "math/mat4.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-void skn__pose_update(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local) {
+/* Locals [first, first + count) from their staged transforms, forward
+ * kinematics and the LBS palette; the rotation forms are stale from here. */
+static void pose_update(skn_pose *pose, uint32_t first, uint32_t count) {
   __atomic_store_n(&pose->derived, 0, __ATOMIC_RELEASE);
-  skn__kernels()->pose(pose, first, count, local);
+  skn__kernels()->pose(pose, first, count);
 }
 
 SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
   if (!rig || !out_pose) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_create: rig and out_pose are required");
   uint32_t n = rig->joint_count;
+  size_t stride = rig->joint_stride, local_bytes = stride * SKN_MAT_ROWS * sizeof(float);
   skn_pose *pose = calloc(1, sizeof *pose);
   if (pose) {
     pose->rig = rig;
     pthread_mutex_init(&pose->lock, NULL);
-    pose->local = malloc(n * sizeof *pose->local);
-    pose->world = malloc(n * sizeof *pose->world);
-    pose->pinned = calloc(n, 1);
+    pose->local = malloc(local_bytes);
+    pose->staged = calloc(stride * SKN_TRS_ROWS, sizeof(float));
+    pose->world = calloc(stride * SKN_MAT_ROWS, sizeof(float));
+    pose->pinned = calloc(stride, 1);
     pose->xforms = malloc(n * sizeof *pose->xforms);
     size_t palette_bytes = ((size_t)n + 1) * SKN_PALETTE_FLOATS * sizeof(float);
     float **palettes[4] = {&pose->lbs_palette, &pose->dq_palette[0], &pose->dq_palette[1], &pose->quat_palette};
     for (int k = 0; k < 4; ++k)
       if (posix_memalign((void **)palettes[k], 64, palette_bytes)) *palettes[k] = NULL;
   }
-  if (!pose || !pose->local || !pose->world || !pose->pinned || !pose->xforms || !pose->lbs_palette ||
-      !pose->dq_palette[0] || !pose->dq_palette[1] || !pose->quat_palette) {
+  if (!pose || !pose->local || !pose->staged || !pose->world || !pose->pinned || !pose->xforms ||
+      !pose->lbs_palette || !pose->dq_palette[0] || !pose->dq_palette[1] || !pose->quat_palette) {
     skn_pose_destroy(pose);
     return skn__fail(SKN_ERR_OUT_OF_MEMORY, "pose_create: out of memory for %u joints", n);
   }
-  memcpy(pose->local, rig->rest_local, n * sizeof *pose->local);
+  memcpy(pose->local, rig->rest_local, local_bytes);
   static const float identity[SKN_PALETTE_FLOATS] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
                                                      1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
   memcpy(pose->lbs_palette + (size_t)n * SKN_PALETTE_FLOATS, identity, sizeof identity); /* the virtual joint, for good */
-  skn__pose_update(pose, 0, 0, NULL);
+  pose_update(pose, 0, 0);
   *out_pose = pose;
   return SKN_OK;
 }
@@ -51,6 +57,7 @@ SKN_API void skn_pose_destroy(skn_pose *pose) {
   if (!pose) return;
   if (pose->rig) pthread_mutex_destroy(&pose->lock);
   free(pose->local);
+  free(pose->staged);
   free(pose->world);
   free(pose->pinned);
   free(pose->xforms);
@@ -71,32 +78,23 @@ static skn_status check_range(const skn_pose *pose, uint32_t first, uint32_t cou
   return SKN_OK;
 }
 
-/* 1 when all of t's ten floats are finite: f - f is +0 for a finite f and
- * NaN otherwise, and the sum keeps a NaN (three overlapping 4-lane loads of
- * the struct's bytes: translation, rotation, scale, ten floats in a row,
- * SKN_PIN(transform)). */
-static int transform_finite(const skn_transform *t) {
-  skn_mat4_col a, b, c;
-  memcpy(&a, (const char *)t, sizeof a);
-  memcpy(&b, (const char *)t + 16, sizeof b);
-  memcpy(&c, (const char *)t + 24, sizeof c);
-  skn_mat4_col z = (a - a) + (b - b) + (c - c);
-  return (z[0] + z[1]) + (z[2] + z[3]) == 0.0f;
+/* Why the kernel's validation (pose_simd.h) refused transform t of joint j:
+ * a NaN or infinity in any of its ten floats, else a zero quaternion. */
+static skn_status refuse_local(uint32_t j, const skn_transform *t) {
+  float f[SKN_TRS_ROWS]; /* translation, rotation, scale: ten floats in a row (SKN_PIN(transform)) */
+  memcpy(f, t, sizeof f);
+  for (int k = 0; k < SKN_TRS_ROWS; ++k)
+    if (!isfinite(f[k])) return skn__fail(SKN_ERR_NOT_FINITE, "joint %u: local transform is not finite", j);
+  return skn__fail(SKN_ERR_INVALID_ARGUMENT, "joint %u: rotation is a zero quaternion", j);
 }
 
 SKN_API skn_status skn_pose_set_local(skn_pose *pose, uint32_t first, uint32_t count,
                                       const skn_transform *local) {
   skn_status s = check_range(pose, first, count, local, "pose_set_local");
   if (s != SKN_OK) return s;
-  for (uint32_t k = 0; k < count; ++k) {
-    const skn_transform *t = &local[k];
-    const float *q = t->rotation;
-    if (!transform_finite(t))
-      return skn__fail(SKN_ERR_NOT_FINITE, "joint %u: local transform is not finite", first + k);
-    if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] == 0.0f)
-      return skn__fail(SKN_ERR_INVALID_ARGUMENT, "joint %u: rotation is a zero quaternion", first + k);
-  }
-  skn__pose_update(pose, first, count, local);
+  uint32_t bad = skn__kernels()->pose_stage(pose, first, count, local);
+  if (bad < count) return refuse_local(first + bad, &local[bad]);
+  pose_update(pose, first, count);
   return SKN_OK;
 }
 
@@ -114,12 +112,11 @@ SKN_API skn_status skn_pose_set_model(skn_pose *pose, uint32_t first, uint32_t c
   }
   for (uint32_t k = 0; k < count; ++k) {
     const float *m = joint_to_model16 + (size_t)k * 16;
-    memcpy(pose->world[first + k], m, sizeof pose->world[0]);
-    pose->world[first + k][3] = pose->world[first + k][7] = pose->world[first + k][11] = 0.0f;
-    pose->world[first + k][15] = 1.0f;
-    pose->pinned[first + k] = 1;
+    for (int c = 0; c < 4; ++c)
+      for (int r = 0; r < 3; ++r) SKN_POSE_WORLD(pose, first + k, r, c) = m[c * 4 + r];
+    pose->pinned[pose->rig->position[first + k]] = 1;
   }
-  skn__pose_update(pose, 0, 0, NULL);
+  pose_update(pose, 0, 0);
   return SKN_OK;
 }
 

@@ -15,42 +15,90 @@ static void *alloc_array(size_t count, size_t size) {
   return malloc(count * size > 0 ? count * size : 1);
 }
 
-static skn_status build_joints(skn_rig *rig, const skn_bind_desc *d) {
-  uint32_t n = d->joint_count;
-  rig->parents = alloc_array(n, sizeof *rig->parents);
-  rig->order = alloc_array(n, sizeof *rig->order);
-  rig->bind = alloc_array(n, sizeof *rig->bind);
-  rig->inverse_bind = alloc_array(n, sizeof *rig->inverse_bind);
-  rig->rest_local = alloc_array(n, sizeof *rig->rest_local);
-  rig->joint_used = calloc(n, 1);
-  rig->bind_rotation = alloc_array(n, sizeof *rig->bind_rotation);
-  if (!rig->parents || !rig->order || !rig->bind || !rig->inverse_bind || !rig->rest_local ||
-      !rig->joint_used || !rig->bind_rotation)
+/* An affine float[16]'s upper 3x4 into position k of a by-position array
+ * (SKN_JOINT_STRIDE). */
+static void put_joint_matrix(float *rows, size_t stride, uint32_t k, const float m[16]) {
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 3; ++r) rows[(size_t)(3 * c + r) * stride + k] = m[c * 4 + r];
+}
+
+/* Positions in the order, the parents' positions and where each level of
+ * the hierarchy starts (order is by depth, skn__order_joints). */
+static skn_status order_levels(skn_rig *rig, uint32_t n) {
+  uint32_t *depth = malloc(n * sizeof *depth);
+  rig->level_start = malloc(((size_t)n + 1) * sizeof *rig->level_start);
+  if (!depth || !rig->level_start) {
+    free(depth);
     return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for %u joints", n);
-  skn_status s = skn__order_joints(d, rig->order);
-  if (s != SKN_OK) return s;
+  }
+  for (uint32_t k = n; k < rig->joint_stride; ++k) rig->order[k] = UINT32_MAX; /* no joint: outside any range */
+  for (uint32_t k = 0; k < n; ++k) rig->position[rig->order[k]] = k;
+  rig->level_count = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    int32_t p = rig->parents[rig->order[k]];
+    rig->parent_position[k] = p < 0 ? -1 : (int32_t)rig->position[p];
+    depth[k] = p < 0 ? 0 : depth[rig->position[p]] + 1;
+    if (k == 0 || depth[k] != depth[k - 1]) rig->level_start[rig->level_count++] = k;
+  }
+  rig->level_start[rig->level_count] = n;
+  free(depth);
+  return SKN_OK;
+}
+
+/* Bind matrices both ways, and the starting pose's locals: the caller's
+ * rest_local, else the bind pose's local = (W_parent^R)^-1 W^R. */
+static void bind_matrices(skn_rig *rig, const skn_bind_desc *d, float (*inverse)[16]) {
+  uint32_t n = d->joint_count;
   for (uint32_t j = 0; j < n; ++j) {
-    rig->parents[j] = d->parents ? d->parents[j] : -1;
     if (d->bind_matrices) {
       memcpy(rig->bind[j], d->bind_matrices + (size_t)j * 16, sizeof rig->bind[j]);
-      skn_mat4_invert_affine(rig->inverse_bind[j], rig->bind[j]);
+      skn_mat4_invert_affine(inverse[j], rig->bind[j]);
     } else {
-      memcpy(rig->inverse_bind[j], d->inverse_bind_matrices + (size_t)j * 16, sizeof rig->bind[j]);
-      skn_mat4_invert_affine(rig->bind[j], rig->inverse_bind[j]);
+      memcpy(inverse[j], d->inverse_bind_matrices + (size_t)j * 16, sizeof rig->bind[j]);
+      skn_mat4_invert_affine(rig->bind[j], inverse[j]);
     }
+    put_joint_matrix(rig->inverse_bind, rig->joint_stride, rig->position[j], inverse[j]);
   }
   for (uint32_t j = 0; j < n; ++j) {
-    if (d->rest_local) { /* the caller's starting pose */
+    float local[16];
+    if (d->rest_local) {
       const skn_transform *t = &d->rest_local[j];
-      skn_mat4_from_trs(rig->rest_local[j], t->translation, t->rotation, t->scale);
-    } else if (rig->parents[j] < 0) { /* the bind pose: local = (W_parent^R)^-1 W^R */
-      memcpy(rig->rest_local[j], rig->bind[j], sizeof rig->bind[j]);
+      skn_mat4_from_trs(local, t->translation, t->rotation, t->scale);
+    } else if (rig->parents[j] < 0) {
+      memcpy(local, rig->bind[j], sizeof local);
     } else {
-      skn_mat4_mul_affine(rig->rest_local[j], rig->inverse_bind[rig->parents[j]], rig->bind[j]);
+      skn_mat4_mul_affine(local, inverse[rig->parents[j]], rig->bind[j]);
     }
+    put_joint_matrix(rig->rest_local, rig->joint_stride, rig->position[j], local);
   }
-  skn__bind_rotations(rig);
-  return SKN_OK;
+}
+
+static skn_status build_joints(skn_rig *rig, const skn_bind_desc *d) {
+  uint32_t n = d->joint_count;
+  rig->joint_stride = SKN_JOINT_STRIDE(n);
+  rig->parents = alloc_array(n, sizeof *rig->parents);
+  rig->order = alloc_array(rig->joint_stride, sizeof *rig->order);
+  rig->position = alloc_array(n, sizeof *rig->position);
+  rig->parent_position = calloc(rig->joint_stride, sizeof *rig->parent_position);
+  rig->bind = alloc_array(n, sizeof *rig->bind);
+  rig->inverse_bind = calloc(rig->joint_stride * SKN_MAT_ROWS, sizeof(float));
+  rig->rest_local = calloc(rig->joint_stride * SKN_MAT_ROWS, sizeof(float));
+  rig->joint_used = calloc(n, 1);
+  rig->bind_rotation = alloc_array(n, sizeof *rig->bind_rotation);
+  float(*inverse)[16] = alloc_array(n, sizeof *inverse);
+  skn_status s = SKN_OK;
+  if (!rig->parents || !rig->order || !rig->position || !rig->parent_position || !rig->bind ||
+      !rig->inverse_bind || !rig->rest_local || !rig->joint_used || !rig->bind_rotation || !inverse)
+    s = skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for %u joints", n);
+  for (uint32_t j = 0; s == SKN_OK && j < n; ++j) rig->parents[j] = d->parents ? d->parents[j] : -1;
+  if (s == SKN_OK) s = skn__order_joints(d, rig->order);
+  if (s == SKN_OK) s = order_levels(rig, n);
+  if (s == SKN_OK) {
+    bind_matrices(rig, d, inverse);
+    skn__bind_rotations(rig);
+  }
+  free(inverse);
+  return s;
 }
 
 static float *pack_attrib(skn_attrib a, uint32_t count, uint32_t width) {
@@ -192,6 +240,9 @@ SKN_API void skn_rig_destroy(skn_rig *rig) {
   if (!rig) return;
   free(rig->parents);
   free(rig->order);
+  free(rig->position);
+  free(rig->parent_position);
+  free(rig->level_start);
   free(rig->bind);
   free(rig->inverse_bind);
   free(rig->rest_local);

@@ -178,7 +178,9 @@ static inline void quat_forms4(skn_pose *pose, uint32_t j) {
   fm_transpose(quat, qf[0], qf[1], qf[2], qf[3]);
   _Pragma("GCC unroll 4") for (int l = 0; l < 4; ++l) {
     skn_joint_xform *xf = &pose->xforms[j + l];
-    const float *b = pose->world[j + l] + 12, *c = pose->rig->bind[j + l] + 12; /* b_i, c_i */
+    const float *c = pose->rig->bind[j + l] + 12; /* c_i, and b_i = W_i^A's origin */
+    const float b[3] = {SKN_POSE_WORLD(pose, j + l, 0, 3), SKN_POSE_WORLD(pose, j + l, 1, 3),
+                        SKN_POSE_WORLD(pose, j + l, 2, 3)};
     float *p = pose->quat_palette + (size_t)(j + l) * SKN_PALETTE_FLOATS;
     memcpy(xf->q, &quat[l], sizeof quat[l]);
     xf->s = sf[l];

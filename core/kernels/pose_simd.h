@@ -1,67 +1,317 @@
-/* pose_simd.h — local transforms from TRS, forward kinematics and the LBS
- * palette, a joint at a time, parents first: W_i^A = W_parent^A local_i, M_i = W_i^A (W_i^R)^-1 and its
- * normal matrix N_i = M_i^-T (eq. 4, 9), matrices as 4-lane columns
- * (mat4.h). Included by pose_<isa>.c, which name the function
- * (SKN_POSE_KERNEL) and build it for their instruction set: the arithmetic
- * is the same plain formula on every set (C99 does not contract a * b + c),
- * so the palette is bit for bit the same whichever runs; wider sets gain
- * three-operand forms and broadcasts from memory. */
+/* pose_simd.h — skn_pose_set_local's work for a whole skeleton: the local
+ * transforms validated and composed from TRS, forward kinematics
+ * W_i^A = W_parent^A local_i, and the LBS palette M_i = W_i^A (W_i^R)^-1
+ * with its normal matrix N_i = M_i^-T (eq. 4, 9).
+ *
+ * All of it runs across joints, a group of SKN_L (soa.h: 16 under AVX-512)
+ * at a time, one vector per matrix element: the pose keeps its matrices by
+ * position in the order forward kinematics walks (internal.h), and a level
+ * of the hierarchy depends only on the level before, so forward kinematics
+ * goes level by level, each group gathering its parents' elements. A level
+ * narrower than a few lanes (a chain: a spine, a tail, fingers) goes a
+ * joint at a time instead. The matrices are turned around (soa.h's
+ * transposes) only where they meet a per-joint layout: the caller's
+ * skn_transform array and the palette.
+ *
+ * The arithmetic is the plain formula in the same order on every set and
+ * in every path (C99 does not contract a * b + c), so the palette is bit
+ * for bit the same whichever set runs. Included by pose_<isa>.c, which
+ * name the functions (SKN_POSE_STAGE_KERNEL, SKN_POSE_KERNEL). */
 #include "kernels.h"
+#include "soa.h"
 
 #include "../math/mat4.h"
 
-/* N = cof(A) / det A for A = M_i's 3x3: cof(A)'s columns are a1 x a2,
- * a2 x a0 and a0 x a1 (a_c: A's columns) and det A = a0 . (a1 x a2). Where
- * A is singular under the contract's rule (mat4.h: |det| <= 1e-7 |a0| |a1|
- * |a2|, here squared, the product in double: no overflow below column
- * lengths of 1e12) N is the cofactor matrix alone: its columns still span
- * the normals' directions, which the kernels normalize. */
-static inline void normal_columns(skn_mat4_col n[3], const skn_mat4_col a[3]) {
-  n[0] = skn_col_cross(a[1], a[2]);
-  n[1] = skn_col_cross(a[2], a[0]);
-  n[2] = skn_col_cross(a[0], a[1]);
-  double det = skn_col_dot3(a[0], n[0]);
-  double len2 = (double)skn_col_dot3(a[0], a[0]) * skn_col_dot3(a[1], a[1]) * skn_col_dot3(a[2], a[2]);
-  if (det * det > 1e-14 * len2) {
-    float inv = (float)(1.0 / det);
-    for (int c = 0; c < 3; ++c) n[c] *= inv;
+typedef double dlanes __attribute__((vector_size(SKN_L * sizeof(double))));
+typedef long long dmask __attribute__((vector_size(SKN_L * sizeof(double))));
+typedef uint32_t ulanes __attribute__((vector_size(SKN_L * sizeof(uint32_t))));
+
+#define SKN_LANE_INDEX(l, a) (l)
+
+/* Levels narrower than this go a joint at a time. */
+#define SKN_FK_MIN_LANES 4u
+
+SKN_INLINE lanes lanes_select(ilanes m, lanes a, lanes b) { return (lanes)((m & (ilanes)a) | (~m & (ilanes)b)); }
+
+SKN_INLINE int lanes_any(ilanes m) {
+#if SKN_L == 16
+  return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
+#elif SKN_L == 8
+  return !_mm256_testz_si256((__m256i)m, (__m256i)m);
+#else
+  return _mm_movemask_epi8((__m128i)m) != 0;
+#endif
+}
+
+/* base[idx[l]] in lane l. */
+SKN_INLINE lanes lanes_gather(const float *base, ilanes idx) {
+#if SKN_L == 16
+  return (lanes)_mm512_i32gather_ps((__m512i)idx, base, 4);
+#elif SKN_L == 8
+  return (lanes)_mm256_i32gather_ps(base, (__m256i)idx, 4);
+#else
+  return (lanes){base[idx[0]], base[idx[1]], base[idx[2]], base[idx[3]]};
+#endif
+}
+
+SKN_INLINE ilanes ilanes_load(const void *p) {
+  ilanes r;
+  memcpy(&r, p, sizeof r);
+  return r;
+}
+
+/* 1s in the lanes whose joint (order[k0 + l]) is in [first, first + count). */
+SKN_INLINE ilanes lanes_in_range(const skn_rig *rig, uint32_t k0, uint32_t first, uint32_t count) {
+  ulanes i = (ulanes)ilanes_load(rig->order + k0) - first; /* wraps below first; UINT32_MAX past the joints */
+  return (ilanes)(i < count);
+}
+
+/* Elements [0, rows) of the rows at src[l] (lane l), each readable for 16
+ * floats: out[e] holds element e of every lane's row. */
+SKN_INLINE void lanes_gather_rows(lanes *out, int rows, const float *const src[SKN_L]) {
+  SKN_UNROLL for (int h = 0; h * SKN_L < rows; ++h) {
+    lanes r[SKN_L];
+    SKN_UNROLL for (int l = 0; l < SKN_L; ++l) r[l] = lanes_load(src[l] + h * SKN_L);
+    lanes_transpose(r);
+    SKN_UNROLL for (int i = 0; i < SKN_L; ++i)
+      if (h * SKN_L + i < rows) out[h * SKN_L + i] = r[i];
   }
 }
 
-/* Four columns to dst, one vector store apiece (copying the array whole
- * would make the compiler keep it in memory). */
-static inline void store_cols(float *dst, const skn_mat4_col c[4]) {
-  for (int i = 0; i < 4; ++i) memcpy(dst + 4 * i, &c[i], sizeof c[i]);
+/* The inverse for 16 elements: in[e] to each lane's row at dst[l], for the
+ * lanes l < used. */
+SKN_INLINE void lanes_scatter_rows(float *const dst[SKN_L], const lanes in[16], int used) {
+  SKN_UNROLL for (int h = 0; h * SKN_L < 16; ++h) {
+    lanes r[SKN_L];
+    SKN_UNROLL for (int i = 0; i < SKN_L; ++i) r[i] = in[h * SKN_L + i];
+    lanes_transpose(r);
+    SKN_UNROLL for (int l = 0; l < used; ++l) lanes_store(dst[l] + h * SKN_L, r[l]);
+  }
 }
 
-void SKN_POSE_KERNEL(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local) {
+/* ---- validation and staging ---- */
+
+/* The row of a lane whose joint is outside the range: an identity
+ * transform, padded to 16 floats. */
+static const float trs_identity[16] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+
+/* Stages the group at position k0 (pose->staged) and returns 1s in its
+ * lanes whose transform has a NaN or infinity (f - f is 0 only for finite
+ * f; the sum keeps a NaN) or a zero quaternion (the |q|^2 the local divides
+ * by). A lane's row is 16 floats from its transform's start: past the 40
+ * bytes of the range's last transform, which is read from `last` instead. */
+SKN_INLINE ilanes stage_group(skn_pose *pose, uint32_t k0, uint32_t first, uint32_t count,
+                              const skn_transform *local, const float *last) {
+  const float *src[SKN_L];
+  SKN_UNROLL for (int l = 0; l < SKN_L; ++l) {
+    uint32_t i = pose->rig->order[k0 + (uint32_t)l] - first; /* wraps below first */
+    src[l] = i >= count ? trs_identity : i + 1 == count ? last : (const float *)&local[i];
+  }
+  lanes t[SKN_TRS_ROWS];
+  lanes_gather_rows(t, SKN_TRS_ROWS, src);
+  lanes z = t[0] - t[0];
+  SKN_UNROLL for (int e = 1; e < SKN_TRS_ROWS; ++e) z += t[e] - t[e];
+  lanes qq = t[3] * t[3] + t[4] * t[4] + t[5] * t[5] + t[6] * t[6];
+  SKN_UNROLL for (int e = 0; e < SKN_TRS_ROWS; ++e) lanes_store(pose->staged + e * pose->rig->joint_stride + k0, t[e]);
+  return ~((ilanes)(z == 0.0f) & (ilanes)(qq != 0.0f));
+}
+
+uint32_t SKN_POSE_STAGE_KERNEL(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local) {
   const skn_rig *rig = pose->rig;
-  for (uint32_t k = 0; local && k < count; ++k) {
-    skn_mat4_from_trs(pose->local[first + k], local[k].translation, local[k].rotation, local[k].scale);
-    pose->pinned[first + k] = 0;
+  float last[16] = {0};
+  memcpy(last, &local[count - 1], sizeof local[0]);
+  uint32_t bad = count;
+  for (uint32_t k0 = 0; k0 < rig->joint_count; k0 += SKN_L) {
+    if (!lanes_any(lanes_in_range(rig, k0, first, count))) continue;
+    ilanes refused = stage_group(pose, k0, first, count, local, last);
+    for (int l = 0; lanes_any(refused) && l < SKN_L; ++l) /* lanes outside the range are identities */
+      if (refused[l]) bad = SKN_MIN(bad, rig->order[k0 + (uint32_t)l] - first);
   }
-  for (uint32_t k = 0; k < rig->joint_count; ++k) {
-    uint32_t j = rig->order[k];
-    int32_t p = rig->parents[j];
-    const float *l = pose->local[j], *wp = p < 0 ? NULL : pose->world[p];
-    skn_mat4_col w[4], m[4], n[4];
-    if (pose->pinned[j]) { /* W_i^A given by skn_pose_set_model */
-      skn_cols_load(w, pose->world[j]);
-    } else {
-      if (wp) {
-        skn_mat4_col a[4];
-        skn_cols_load(a, wp);
-        skn_cols_mul_affine(w, a, l);
-      } else {
-        skn_cols_load(w, l); /* a root: W_i^A = local */
-      }
-      store_cols(pose->world[j], w);
+  return bad;
+}
+
+/* ---- locals from TRS ---- */
+
+/* local = T R S (glTF 2.0 sec. 3.5.3) per lane, as skn_mat4_from_trs: R the
+ * rotation of q / |q| for any non-zero q, I + (2/|q|^2)(w [v]x + [v]x^2). */
+SKN_INLINE void local_from_trs(lanes m[SKN_MAT_ROWS], const lanes t[SKN_TRS_ROWS]) {
+  lanes x = t[3], y = t[4], z = t[5], w = t[6];
+  lanes k = 2.0f / (x * x + y * y + z * z + w * w);
+  lanes xk = x * k, yk = y * k, zk = z * k;
+  lanes xx = x * xk, yy = y * yk, zz = z * zk, xy = x * yk, xz = x * zk, yz = y * zk;
+  lanes wx = w * xk, wy = w * yk, wz = w * zk;
+  m[0] = (1.0f - (yy + zz)) * t[7], m[1] = (xy + wz) * t[7], m[2] = (xz - wy) * t[7];
+  m[3] = (xy - wz) * t[8], m[4] = (1.0f - (xx + zz)) * t[8], m[5] = (yz + wx) * t[8];
+  m[6] = (xz + wy) * t[9], m[7] = (yz - wx) * t[9], m[8] = (1.0f - (xx + yy)) * t[9];
+  m[9] = t[0], m[10] = t[1], m[11] = t[2];
+}
+
+static void set_locals(skn_pose *pose, uint32_t first, uint32_t count) {
+  const skn_rig *rig = pose->rig;
+  size_t stride = rig->joint_stride;
+  for (uint32_t k0 = 0; k0 < rig->joint_count; k0 += SKN_L) {
+    ilanes in = lanes_in_range(rig, k0, first, count);
+    if (!lanes_any(in)) continue;
+    lanes t[SKN_TRS_ROWS], m[SKN_MAT_ROWS];
+    SKN_UNROLL for (int e = 0; e < SKN_TRS_ROWS; ++e) t[e] = lanes_load(pose->staged + e * stride + k0);
+    local_from_trs(m, t);
+    SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) {
+      float *p = pose->local + e * stride + k0;
+      lanes_store(p, lanes_select(in, m[e], lanes_load(p)));
     }
-    skn_cols_mul_affine(m, w, rig->inverse_bind[j]); /* M_i = W_i^A (W_i^R)^-1 */
-    normal_columns(n, m);
-    n[3] = (skn_mat4_col){0, 0, 0, 0};
-    float *e = pose->lbs_palette + (size_t)j * SKN_PALETTE_FLOATS;
-    store_cols(e, m);
-    store_cols(e + 16, n);
   }
+  for (uint32_t j = first; j < first + count; ++j) pose->pinned[rig->position[j]] = 0;
+}
+
+/* ---- forward kinematics ---- */
+
+/* c = a b for affine 3x4s in rows (element (r, c) in row 3c + r):
+ * c(r,c) = a(r,0) b(0,c) + a(r,1) b(1,c) + a(r,2) b(2,c) (+ a(r,3) in
+ * column 3), skn_cols_mul_affine's order. */
+SKN_INLINE void lanes_mul_affine(lanes c[SKN_MAT_ROWS], const lanes a[SKN_MAT_ROWS], const lanes b[SKN_MAT_ROWS]) {
+  SKN_UNROLL for (int col = 0; col < 4; ++col)
+    SKN_UNROLL for (int r = 0; r < 3; ++r) {
+      c[3 * col + r] = a[r] * b[3 * col] + a[3 + r] * b[3 * col + 1] + a[6 + r] * b[3 * col + 2];
+      if (col == 3) c[3 * col + r] += a[9 + r];
+    }
+}
+
+/* A joint's W^A as 4-lane columns (mat4.h) from the by-position rows at
+ * m + k: element (r, c) at m[(3c + r) s + k]. */
+static inline void load_cols(skn_mat4_col w[4], const float *m, size_t s) {
+  SKN_UNROLL for (int c = 0; c < 4; ++c)
+    w[c] = (skn_mat4_col){m[3 * c * s], m[(3 * c + 1) * s], m[(3 * c + 2) * s], c == 3 ? 1.0f : 0.0f};
+}
+
+/* The levels' joints at positions [k, end) a joint at a time, in 4-lane
+ * columns (skn_cols_mul_affine_at: the same formula as the lanes'), the
+ * last joint's W^A kept in registers for its child: along a chain (a spine,
+ * a tail, fingers) each joint waits for its parent, and a round trip
+ * through memory would add to every link. */
+static void fk_joints(skn_pose *pose, uint32_t k, uint32_t end) {
+  size_t s = pose->rig->joint_stride;
+  skn_mat4_col last0 = {0}, last1 = last0, last2 = last0, last3 = last0; /* not an array: memcpy'd */
+  uint32_t last_k = UINT32_MAX;                                         /* whole, it goes through memory */
+  for (; k < end; ++k) {
+    if (pose->pinned[k]) continue;
+    int32_t p = pose->rig->parent_position[k];
+    skn_mat4_col a[4], w[4];
+    if (p < 0) {
+      load_cols(w, pose->local + k, s); /* a root: W^A = local */
+    } else {
+      if ((uint32_t)p == last_k) a[0] = last0, a[1] = last1, a[2] = last2, a[3] = last3;
+      else load_cols(a, pose->world + p, s);
+      skn_cols_mul_affine_at(w, a, pose->local + k, s, 3 * s);
+    }
+    SKN_UNROLL for (int c = 0; c < 4; ++c)
+      SKN_UNROLL for (int r = 0; r < 3; ++r) pose->world[(3 * c + r) * s + k] = w[c][r];
+    last0 = w[0], last1 = w[1], last2 = w[2], last3 = w[3], last_k = k;
+  }
+}
+
+/* Positions [k0, k0 + SKN_L) of a level ending at `end`: each lane's parent
+ * gathered (none: level 0, W^A = local); lanes past the level and pinned
+ * joints keep their W^A. */
+static void fk_group(skn_pose *pose, uint32_t k0, uint32_t end, int roots) {
+  const skn_rig *rig = pose->rig;
+  size_t s = rig->joint_stride;
+  lanes l[SKN_MAT_ROWS], w[SKN_MAT_ROWS];
+  SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) l[e] = lanes_load(pose->local + e * s + k0);
+  if (roots) {
+    SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) w[e] = l[e];
+  } else {
+    lanes a[SKN_MAT_ROWS];
+    ilanes parent = ilanes_load(rig->parent_position + k0);
+    SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) a[e] = lanes_gather(pose->world + e * s, parent);
+    lanes_mul_affine(w, a, l);
+  }
+  uint8_t pinned[SKN_L];
+  memcpy(pinned, pose->pinned + k0, sizeof pinned);
+  ilanes keep = (ilanes)((ulanes){SKN_IL(SKN_LANE_INDEX, 0)} + k0 >= end);
+  SKN_UNROLL for (int i = 0; i < SKN_L; ++i) keep[i] |= -(int32_t)pinned[i];
+  SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) {
+    float *p = pose->world + e * s + k0;
+    lanes_store(p, lanes_select(keep, lanes_load(p), w[e]));
+  }
+}
+
+/* Level by level; a run of narrow levels a joint at a time, in one pass so
+ * that a chain keeps its last joint in registers. */
+static void forward_kinematics(skn_pose *pose) {
+  const skn_rig *rig = pose->rig;
+  const uint32_t *start = rig->level_start;
+  for (uint32_t d = 0; d < rig->level_count;) {
+    if (start[d + 1] - start[d] < SKN_FK_MIN_LANES) {
+      uint32_t e = d + 1;
+      while (e < rig->level_count && start[e + 1] - start[e] < SKN_FK_MIN_LANES) ++e;
+      fk_joints(pose, start[d], start[e]);
+      d = e;
+    } else {
+      for (uint32_t k = start[d]; k < start[d + 1]; k += SKN_L) fk_group(pose, k, start[d + 1], d == 0);
+      ++d;
+    }
+  }
+}
+
+/* ---- the palette ---- */
+
+SKN_INLINE void lanes_cross(lanes n[3], const lanes *a, const lanes *b) { /* as skn_col_cross */
+  SKN_UNROLL for (int i = 0; i < 3; ++i) n[i] = a[(i + 1) % 3] * b[(i + 2) % 3] - a[(i + 2) % 3] * b[(i + 1) % 3];
+}
+
+SKN_INLINE dlanes lanes_dot3(const lanes *a, const lanes *b) { /* in float, then widened */
+  return __builtin_convertvector(a[0] * b[0] + a[1] * b[1] + a[2] * b[2], dlanes);
+}
+
+/* N = cof(A) / det A for A = M's 3x3 (cof(A)'s columns a1 x a2, a2 x a0,
+ * a0 x a1; det A = a0 . (a1 x a2)). Where A is singular under the
+ * contract's rule (mat4.h: |det| <= 1e-7 |a0| |a1| |a2|, here squared, the
+ * product in double: no overflow below column lengths of 1e12) N is the
+ * cofactor matrix alone (times 1): its columns still span the normals'
+ * directions, which the kernels normalize. */
+SKN_INLINE void lanes_normal_matrix(lanes n[9], const lanes a[SKN_MAT_ROWS]) {
+  lanes_cross(n, a + 3, a + 6);
+  lanes_cross(n + 3, a + 6, a);
+  lanes_cross(n + 6, a, a + 3);
+  dlanes det = lanes_dot3(a, n), len2 = lanes_dot3(a, a) * lanes_dot3(a + 3, a + 3) * lanes_dot3(a + 6, a + 6);
+  dmask regular = det * det > 1e-14 * len2;
+  dlanes inv = (dlanes)((regular & (dmask)(1.0 / det)) | (~regular & (dmask)((dlanes){0} + 1.0)));
+  lanes f = __builtin_convertvector(inv, lanes);
+  SKN_UNROLL for (int e = 0; e < 9; ++e) n[e] *= f;
+}
+
+/* The palette entries of the joints at positions [k0, k0 + SKN_L) below
+ * joint_count: M's 4x4 and N's three columns padded and a zero column
+ * (internal.h), at their joints' indices. */
+static void palette_group(skn_pose *pose, uint32_t k0) {
+  const skn_rig *rig = pose->rig;
+  size_t s = rig->joint_stride;
+  int used = (int)SKN_MIN((uint32_t)SKN_L, rig->joint_count - k0);
+  float *dst[SKN_L] = {NULL};
+  for (int l = 0; l < used; ++l) dst[l] = pose->lbs_palette + (size_t)rig->order[k0 + (uint32_t)l] * SKN_PALETTE_FLOATS;
+  lanes w[SKN_MAT_ROWS], b[SKN_MAT_ROWS], m[SKN_MAT_ROWS], n[9], out[16];
+  SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) {
+    w[e] = lanes_load(pose->world + e * s + k0);
+    b[e] = lanes_load(rig->inverse_bind + e * s + k0);
+  }
+  lanes_mul_affine(m, w, b); /* M_i = W_i^A (W_i^R)^-1 */
+  lanes zero = lanes_splat(0.0f);
+  SKN_UNROLL for (int c = 0; c < 4; ++c) {
+    SKN_UNROLL for (int r = 0; r < 3; ++r) out[4 * c + r] = m[3 * c + r];
+    out[4 * c + 3] = c < 3 ? zero : lanes_splat(1.0f);
+  }
+  lanes_scatter_rows(dst, out, used);
+  lanes_normal_matrix(n, m);
+  SKN_UNROLL for (int c = 0; c < 4; ++c) {
+    SKN_UNROLL for (int r = 0; r < 3; ++r) out[4 * c + r] = c < 3 ? n[3 * c + r] : zero;
+    out[4 * c + 3] = zero;
+  }
+  SKN_UNROLL for (int l = 0; l < used; ++l) dst[l] += 16;
+  lanes_scatter_rows(dst, out, used);
+}
+
+void SKN_POSE_KERNEL(skn_pose *pose, uint32_t first, uint32_t count) {
+  if (count) set_locals(pose, first, count);
+  forward_kinematics(pose);
+  for (uint32_t k0 = 0; k0 < pose->rig->joint_count; k0 += SKN_L) palette_group(pose, k0);
 }

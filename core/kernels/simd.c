@@ -8,12 +8,14 @@
   void skn__blend_##isa(const skn_skin_job *job, uint32_t first, uint32_t end);                   \
   void skn__cor_##isa(const skn_skin_job *job, uint32_t first, uint32_t end);                     \
   void skn__lbsq_##isa(const skn_skin_job *job, uint32_t first, uint32_t end);                    \
-  void skn__pose_##isa(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local); \
+  uint32_t skn__pose_stage_##isa(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local); \
+  void skn__pose_##isa(skn_pose *pose, uint32_t first, uint32_t count);                           \
   void skn__dq_forms_##isa(skn_pose *pose, int split);                                            \
   void skn__quat_forms_##isa(skn_pose *pose);                                                     \
   const skn_kernel_set skn__kernels_##isa = {#isa,           skn__lbs_##isa,  skn__lbsq_##isa,     \
                                              skn__dqs_##isa, skn__blend_##isa, skn__cor_##isa,     \
-                                             skn__pose_##isa, skn__dq_forms_##isa, skn__quat_forms_##isa};
+                                             skn__pose_stage_##isa, skn__pose_##isa,                   \
+                                             skn__dq_forms_##isa, skn__quat_forms_##isa};
 SKN_DECLARE_SET(portable)
 SKN_DECLARE_SET(avx2)
 SKN_DECLARE_SET(avx512)
@@ -21,7 +23,8 @@ SKN_DECLARE_SET(avx512)
  * (bit for bit the same on every set: pose_simd.h) and the joint-at-a-time
  * rotation forms (palette.c), which the sets' match bit for bit. */
 static const skn_kernel_set kernels_scalar = {"scalar", skn__lbs_matrix, skn__lbs_quaternion, skn__dqs, skn__blend,
-                                              skn__cor, skn__pose_portable, skn__dq_forms, skn__quat_forms};
+                                              skn__cor, skn__pose_stage_portable, skn__pose_portable,
+                                              skn__dq_forms, skn__quat_forms};
 
 static int cpu_has(skn_simd s) {
   __builtin_cpu_init();

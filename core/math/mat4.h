@@ -30,20 +30,27 @@ static inline void skn_cols_load(skn_mat4_col c[4], const float m[16]) {
 }
 
 /* The columns of a * b for affine a (as columns) and b (bottom rows
- * 0 0 0 1): every element is a(r,0) b(0,c) + a(r,1) b(1,c) + a(r,2) b(2,c)
- * (+ a(r,3) in column 3), the order of the plain formula, bit for bit, in
- * registers; the bottom row is made 0 0 0 1 exactly by masks (an
- * overflow's inf * 0 would otherwise put a NaN there). */
-static inline void skn_cols_mul_affine(skn_mat4_col r[4], const skn_mat4_col a[4], const float b[16]) {
+ * 0 0 0 1), b's element (k, c) at b[k * rs + c * cs]: every element is
+ * a(r,0) b(0,c) + a(r,1) b(1,c) + a(r,2) b(2,c) (+ a(r,3) in column 3), the
+ * order of the plain formula, bit for bit, in registers; the bottom row is
+ * made 0 0 0 1 exactly by masks (an overflow's inf * 0 would otherwise put
+ * a NaN there). */
+static inline void skn_cols_mul_affine_at(skn_mat4_col r[4], const skn_mat4_col a[4], const float *b, size_t rs,
+                                          size_t cs) {
   const skn_mat4_icol xyz = {-1, -1, -1, 0}, w1 = {0, 0, 0, 0x3f800000 /* 1.0f */};
-  skn_mat4_col t0 = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-  skn_mat4_col t1 = a[0] * b[4] + a[1] * b[5] + a[2] * b[6];
-  skn_mat4_col t2 = a[0] * b[8] + a[1] * b[9] + a[2] * b[10];
-  skn_mat4_col t3 = a[0] * b[12] + a[1] * b[13] + a[2] * b[14] + a[3];
+  skn_mat4_col t0 = a[0] * b[0] + a[1] * b[rs] + a[2] * b[2 * rs];
+  skn_mat4_col t1 = a[0] * b[cs] + a[1] * b[rs + cs] + a[2] * b[2 * rs + cs];
+  skn_mat4_col t2 = a[0] * b[2 * cs] + a[1] * b[rs + 2 * cs] + a[2] * b[2 * rs + 2 * cs];
+  skn_mat4_col t3 = a[0] * b[3 * cs] + a[1] * b[rs + 3 * cs] + a[2] * b[2 * rs + 3 * cs] + a[3];
   r[0] = (skn_mat4_col)((skn_mat4_icol)t0 & xyz);
   r[1] = (skn_mat4_col)((skn_mat4_icol)t1 & xyz);
   r[2] = (skn_mat4_col)((skn_mat4_icol)t2 & xyz);
   r[3] = (skn_mat4_col)(((skn_mat4_icol)t3 & xyz) | w1);
+}
+
+/* The same for b a column-major float[16]. */
+static inline void skn_cols_mul_affine(skn_mat4_col r[4], const skn_mat4_col a[4], const float b[16]) {
+  skn_cols_mul_affine_at(r, a, b, 1, 4);
 }
 
 /* r = a * b for affine a and b as column-major float[16]; r may alias a or b. */

@@ -278,9 +278,66 @@ START_TEST(quaternion_forms_same_on_every_instruction_set) {
 }
 END_TEST
 
+/* Forward kinematics goes level by level, wide levels across lanes and
+ * narrow runs (chains) a joint at a time (pose_simd.h). On a 100-joint rig
+ * with both — a 30-joint chain, a 50-joint fan off its 13th joint, 19
+ * grandchildren, another root — in scrambled bind order, every set's
+ * palette equals the double-precision reference, the sets agree bit for
+ * bit, and setting the pose in pieces (ranges that start and end inside
+ * lane groups) gives the same bits as one call. */
+START_TEST(pose_by_levels_matches_reference) {
+  static const skn_simd levels[] = {SKN_SIMD_SCALAR, SKN_SIMD_PORTABLE, SKN_SIMD_AVX2, SKN_SIMD_AVX512};
+  static const uint32_t pieces[] = {0, 1, 6, 23, 24, 57, 100};
+  test_rig t;
+  test_rig_random(&t, 77, 100, 10, 1, 2);
+  uint32_t n = t.joint_count, perm[100];
+  for (uint32_t g = 0; g < n; ++g) perm[g] = (g * 37 + 11) % n; /* joint perm[g] is the g-th in the hierarchy */
+  for (uint32_t g = 0; g < n; ++g)
+    t.parents[perm[g]] = g == 0 || g == 99 ? -1 : g < 30 ? (int32_t)perm[g - 1] : g < 80 ? (int32_t)perm[12]
+                                                                                : (int32_t)perm[30 + (g * 7) % 50];
+  skn_bind_desc d = test_rig_desc(&t);
+  skn_rig *rig = bind_or_fail(&d);
+  double (*ref)[16] = malloc(n * sizeof *ref);
+  ref_palette(&t, ref);
+  size_t floats = (size_t)n * 16;
+  float *keep = malloc(floats * sizeof(float)), *got = malloc(floats * sizeof(float)),
+        *piecewise = malloc(floats * sizeof(float));
+  int runs = 0;
+  for (size_t l = 0; l < sizeof levels / sizeof levels[0]; ++l) {
+    if (skn_set_simd(levels[l]) != SKN_OK) continue;
+    skn_pose *whole = pose_or_fail(rig), *parts = pose_or_fail(rig);
+    ck_assert_int_eq(skn_pose_set_local(whole, 0, n, t.pose), SKN_OK);
+    for (size_t p = 0; p + 1 < sizeof pieces / sizeof pieces[0]; ++p)
+      ck_assert_int_eq(skn_pose_set_local(parts, pieces[p], pieces[p + 1] - pieces[p], t.pose + pieces[p]), SKN_OK);
+    ck_assert_int_eq(skn_pose_palette(whole, SKN_PALETTE_MAT4, got, floats * sizeof(float)), SKN_OK);
+    ck_assert_int_eq(skn_pose_palette(parts, SKN_PALETTE_MAT4, piecewise, floats * sizeof(float)), SKN_OK);
+    ck_assert_msg(!memcmp(piecewise, got, floats * sizeof(float)), "simd level %d: pieces differ", (int)levels[l]);
+    for (uint32_t j = 0; j < n; ++j) {
+      double scale = 0;
+      for (int e = 0; e < 16; ++e) scale = fmax(scale, fabs(ref[j][e]));
+      for (int e = 0; e < 16; ++e)
+        ck_assert_msg(fabs(got[j * 16 + e] - ref[j][e]) <= 1e-5 * scale, "simd level %d, joint %u: M[%d] %g, reference %g",
+                      (int)levels[l], j, e, got[j * 16 + e], ref[j][e]);
+    }
+    if (runs++ == 0) memcpy(keep, got, floats * sizeof(float));
+    ck_assert_msg(!memcmp(keep, got, floats * sizeof(float)), "simd level %d: the palette differs", (int)levels[l]);
+    skn_pose_destroy(whole);
+    skn_pose_destroy(parts);
+  }
+  ck_assert_int_ge(runs, 2);
+  ck_assert_int_eq(skn_set_simd(SKN_SIMD_AUTO), SKN_OK);
+  free(keep);
+  free(got);
+  free(piecewise);
+  free(ref);
+  skn_rig_destroy(rig);
+  test_rig_free(&t);
+}
+END_TEST
+
 /* A NaN or an infinity in any of a transform's ten floats, of any joint in
  * the range, is SKN_ERR_NOT_FINITE naming that joint, and the pose keeps
- * its palette (pose.c tests the ten floats as three overlapping vectors). */
+ * its palette (pose_simd.h tests the ten floats of a lane group at once). */
 START_TEST(set_local_refuses_any_non_finite_float) {
   skn_rig *rig = chain_rig();
   skn_pose *pose = pose_or_fail(rig);
@@ -301,6 +358,88 @@ START_TEST(set_local_refuses_any_non_finite_float) {
         ck_assert_mem_eq(after, before, sizeof before);
       }
   skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+}
+END_TEST
+
+/* A fan: joint 0 the root, 1-20 its children (a level wide enough for the
+ * lanes), 21-40 a child each of 1-20; bind matrices the identity, so that
+ * M_i = W_i^A. */
+static skn_rig *fan_rig(void) {
+  static int32_t parents[41];
+  static float bind[41 * 16];
+  static float pos[3] = {0, 0, 0}, w = 1;
+  static uint32_t joint = 0;
+  for (int j = 0; j < 41; ++j) {
+    parents[j] = j == 0 ? -1 : j <= 20 ? 0 : j - 20;
+    memset(bind + j * 16, 0, 16 * sizeof(float));
+    bind[j * 16] = bind[j * 16 + 5] = bind[j * 16 + 10] = bind[j * 16 + 15] = 1;
+  }
+  skn_bind_desc d = {sizeof d};
+  d.joint_count = 41, d.parents = parents, d.bind_matrices = bind;
+  d.vertex_count = 1, d.positions.data = pos;
+  d.influences_per_vertex = 1, d.influence_joints = &joint, d.influence_weights = &w;
+  return bind_or_fail(&d);
+}
+
+/* Validation runs across lanes too: with bad transforms at joints 7 and 33
+ * of a 41-joint range, the error names joint 7 (the lowest), then 33 once
+ * the range starts past 7, for a NaN and for a zero quaternion; the
+ * palette is unchanged after each. */
+START_TEST(set_local_names_the_lowest_bad_joint) {
+  skn_rig *rig = fan_rig();
+  skn_pose *pose = pose_or_fail(rig);
+  float before[41 * 16], after[41 * 16];
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, before, sizeof before), SKN_OK);
+  for (int kind = 0; kind < 2; ++kind) {
+    skn_transform t[41];
+    for (int j = 0; j < 41; ++j) t[j] = transform_identity();
+    for (int b = 0; b < 2; ++b) {
+      skn_transform *x = &t[b ? 33 : 7];
+      if (kind == 0) x->scale[2] = NAN;
+      else memset(x->rotation, 0, sizeof x->rotation);
+    }
+    skn_status want = kind == 0 ? SKN_ERR_NOT_FINITE : SKN_ERR_INVALID_ARGUMENT;
+    ck_assert_int_eq(skn_pose_set_local(pose, 0, 41, t), want);
+    ck_assert_msg(strstr(skn_last_error(), "joint 7:") != NULL, "%s", skn_last_error());
+    ck_assert_int_eq(skn_pose_set_local(pose, 8, 33, t + 8), want);
+    ck_assert_msg(strstr(skn_last_error(), "joint 33:") != NULL, "%s", skn_last_error());
+    ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, after, sizeof after), SKN_OK);
+    ck_assert_mem_eq(after, before, sizeof before);
+  }
+  skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+}
+END_TEST
+
+/* set_model's pinned joints in a level the lanes take: pinned joint 5
+ * keeps its matrix while the root moves, its child 25 follows it, its
+ * siblings follow the root; set_local un-pins it. On every set. */
+START_TEST(set_model_in_a_wide_level) {
+  static const skn_simd levels[] = {SKN_SIMD_SCALAR, SKN_SIMD_PORTABLE, SKN_SIMD_AVX2, SKN_SIMD_AVX512};
+  skn_rig *rig = fan_rig();
+  for (size_t l = 0; l < sizeof levels / sizeof levels[0]; ++l) {
+    if (skn_set_simd(levels[l]) != SKN_OK) continue;
+    skn_pose *pose = pose_or_fail(rig);
+    float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 7, 0, 0, 1}, pal[41 * 16];
+    ck_assert_int_eq(skn_pose_set_model(pose, 5, 1, m), SKN_OK);
+    skn_transform root = transform_identity();
+    root.translation[1] = 3;
+    ck_assert_int_eq(skn_pose_set_local(pose, 0, 1, &root), SKN_OK);
+    ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, pal, sizeof pal), SKN_OK);
+    for (int j = 1; j <= 40; ++j) { /* M_i = W_i^A: its translation */
+      int pinned = j == 5 || j == 25;
+      ck_assert_float_eq(pal[j * 16 + 12], pinned ? 7.0f : 0.0f);
+      ck_assert_float_eq(pal[j * 16 + 13], pinned ? 0.0f : 3.0f);
+    }
+    skn_transform id = transform_identity();
+    ck_assert_int_eq(skn_pose_set_local(pose, 5, 1, &id), SKN_OK);
+    ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, pal, sizeof pal), SKN_OK);
+    ck_assert_float_eq(pal[5 * 16 + 12], 0.0f);
+    ck_assert_float_eq(pal[25 * 16 + 13], 3.0f);
+    skn_pose_destroy(pose);
+  }
+  ck_assert_int_eq(skn_set_simd(SKN_SIMD_AUTO), SKN_OK);
   skn_rig_destroy(rig);
 }
 END_TEST
@@ -400,7 +539,10 @@ Suite *suite_pose(void) {
   tcase_add_test(tc, palette_matches_reference_on_every_instruction_set);
   tcase_add_test(tc, dq_palette_same_on_every_instruction_set);
   tcase_add_test(tc, quaternion_forms_same_on_every_instruction_set);
+  tcase_add_test(tc, pose_by_levels_matches_reference);
   tcase_add_test(tc, set_local_refuses_any_non_finite_float);
+  tcase_add_test(tc, set_local_names_the_lowest_bad_joint);
+  tcase_add_test(tc, set_model_in_a_wide_level);
   tcase_add_test(tc, rest_local_starting_pose);
   tcase_add_test(tc, quaternion_form_refuses_shear);
   tcase_add_test(tc, version_and_names);
