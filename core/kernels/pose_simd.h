@@ -176,8 +176,8 @@ SKN_INLINE void lanes_mul_affine(lanes c[SKN_MAT_ROWS], const lanes a[SKN_MAT_RO
     }
 }
 
-/* A joint's W^A as 4-lane columns (mat4.h) from the by-position rows at
- * m + k: element (r, c) at m[(3c + r) s + k]. */
+/* A joint's matrix as 4-lane columns (mat4.h) from by-position rows, m
+ * pointing at its position in row 0: element (r, c) at m[(3c + r) s]. */
 static inline void load_cols(skn_mat4_col w[4], const float *m, size_t s) {
   SKN_UNROLL for (int c = 0; c < 4; ++c)
     w[c] = (skn_mat4_col){m[3 * c * s], m[(3 * c + 1) * s], m[(3 * c + 2) * s], c == 3 ? 1.0f : 0.0f};
@@ -190,8 +190,10 @@ static inline void load_cols(skn_mat4_col w[4], const float *m, size_t s) {
  * through memory would add to every link. */
 static void fk_joints(skn_pose *pose, uint32_t k, uint32_t end) {
   size_t s = pose->rig->joint_stride;
-  skn_mat4_col last0 = {0}, last1 = last0, last2 = last0, last3 = last0; /* not an array: memcpy'd */
-  uint32_t last_k = UINT32_MAX;                                         /* whole, it goes through memory */
+  /* four variables, not an array: copied whole, an array goes through the
+   * stack, and the next joint's loads wait for its stores */
+  skn_mat4_col last0 = {0}, last1 = last0, last2 = last0, last3 = last0;
+  uint32_t last_k = UINT32_MAX;
   for (; k < end; ++k) {
     if (pose->pinned[k]) continue;
     int32_t p = pose->rig->parent_position[k];
