@@ -192,15 +192,6 @@ SKN_INLINE void cor_group(const skn_skin_job *job, const skn_src *src, uint32_t 
   group_rotate_attributes(src, v, n, &r, sr, scaled, normals, tangents, o);
 }
 
-/* lanes where mask is set take b's value, the others keep a's. */
-SKN_INLINE lanes lanes_select(ilanes mask, lanes a, lanes b) {
-  ilanes ai, bi;
-  memcpy(&ai, &a, sizeof ai), memcpy(&bi, &b, sizeof bi);
-  ai = (ai & ~mask) | (bi & mask);
-  memcpy(&a, &ai, sizeof a);
-  return a;
-}
-
 SKN_INLINE lanes3 l3_select(ilanes mask, lanes3 a, lanes3 b) {
   return (lanes3){lanes_select(mask, a.x, b.x), lanes_select(mask, a.y, b.y), lanes_select(mask, a.z, b.z)};
 }

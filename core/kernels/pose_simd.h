@@ -31,8 +31,6 @@ typedef uint32_t ulanes __attribute__((vector_size(SKN_L * sizeof(uint32_t))));
 /* Levels narrower than this go a joint at a time. */
 #define SKN_FK_MIN_LANES 4u
 
-SKN_INLINE lanes lanes_select(ilanes m, lanes a, lanes b) { return (lanes)((m & (ilanes)a) | (~m & (ilanes)b)); }
-
 SKN_INLINE int lanes_any(ilanes m) {
 #if SKN_L == 16
   return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
@@ -157,7 +155,7 @@ static void set_locals(skn_pose *pose, uint32_t first, uint32_t count) {
     local_from_trs(m, t);
     SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) {
       float *p = pose->local + e * stride + k0;
-      lanes_store(p, lanes_select(in, m[e], lanes_load(p)));
+      lanes_store(p, lanes_select(in, lanes_load(p), m[e]));
     }
   }
   for (uint32_t j = first; j < first + count; ++j) pose->pinned[rig->position[j]] = 0;
@@ -233,7 +231,7 @@ static void fk_group(skn_pose *pose, uint32_t k0, uint32_t end, int roots) {
   SKN_UNROLL for (int i = 0; i < SKN_L; ++i) keep[i] |= -(int32_t)pinned[i];
   SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) {
     float *p = pose->world + e * s + k0;
-    lanes_store(p, lanes_select(keep, lanes_load(p), w[e]));
+    lanes_store(p, lanes_select(keep, w[e], lanes_load(p)));
   }
 }
 

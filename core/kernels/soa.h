@@ -83,6 +83,15 @@ SKN_INLINE lanes lanes_splat(float f) {
 #endif
 }
 
+/* lanes where mask is set take b's value, the others keep a's. */
+SKN_INLINE lanes lanes_select(ilanes mask, lanes a, lanes b) {
+  ilanes ai, bi;
+  memcpy(&ai, &a, sizeof ai), memcpy(&bi, &b, sizeof bi);
+  ai = (ai & ~mask) | (bi & mask);
+  memcpy(&a, &ai, sizeof a);
+  return a;
+}
+
 /* a * b + c, fused where the instruction set has FMA. */
 SKN_INLINE lanes lanes_fma(lanes a, lanes b, lanes c) {
 #if SKN_L == 16
