@@ -175,7 +175,37 @@ skn_status skn__bind_validate(const skn_bind_desc *d) {
   return s;
 }
 
-/* Orders joints parents-first (by depth, stable) and rejects parents out of
+/* Breadth first into order: the roots in bind order, then the children of
+ * each placed joint in turn (each joint's in bind order). A level of the
+ * hierarchy is then whole and sorted by its parents' positions, so the
+ * parents of a run of a level's joints are a run of the level before —
+ * forward kinematics reads them as one or two vectors and permutes them
+ * (pose_simd.h). The parents are valid and acyclic (checked first). */
+static skn_status order_breadth_first(const skn_bind_desc *d, uint32_t *order) {
+  uint32_t n = d->joint_count, tail = 0;
+  uint32_t *next = calloc((size_t)n + 1, sizeof *next), *children = malloc(n * sizeof *children);
+  if (!next || !children) {
+    free(next);
+    free(children);
+    return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory");
+  }
+  /* children grouped by parent (a counting sort): after placing, p's are
+   * children[p ? next[p - 1] : 0 .. next[p]) */
+  for (uint32_t j = 0; j < n; ++j)
+    if (d->parents && d->parents[j] >= 0) next[d->parents[j] + 1]++;
+  for (uint32_t p = 0; p < n; ++p) next[p + 1] += next[p];
+  for (uint32_t j = 0; j < n; ++j)
+    if (d->parents && d->parents[j] >= 0) children[next[d->parents[j]]++] = j;
+  for (uint32_t j = 0; j < n; ++j)
+    if (!d->parents || d->parents[j] < 0) order[tail++] = j;
+  for (uint32_t head = 0; head < tail; ++head)
+    for (uint32_t p = order[head], c = p ? next[p - 1] : 0; c < next[p]; ++c) order[tail++] = children[c];
+  free(next);
+  free(children);
+  return SKN_OK;
+}
+
+/* Orders joints parents-first (breadth first) and rejects parents out of
  * range and cycles, in one linear pass: each joint's parent chain is walked
  * once, marking joints "on the current chain" to detect a loop. With
  * order == NULL it only validates. */
@@ -184,10 +214,9 @@ skn_status skn__order_joints(const skn_bind_desc *d, uint32_t *order) {
   for (uint32_t j = 0; d->parents && j < n; ++j)
     if (d->parents[j] < -1 || d->parents[j] >= (int64_t)n)
       return skn__fail(SKN_ERR_BAD_HIERARCHY, "joint %u: parent %d is out of range", j, d->parents[j]);
-  uint32_t *depth = calloc(n, sizeof *depth), *chain = malloc(n * sizeof *chain);
+  uint32_t *chain = malloc(n * sizeof *chain);
   uint8_t *state = calloc(n, 1); /* 0 new, 1 on the chain being walked, 2 done */
-  skn_status s = (depth && chain && state) ? SKN_OK : skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory");
-  uint32_t max_depth = 0;
+  skn_status s = (chain && state) ? SKN_OK : skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory");
   for (uint32_t i = 0; s == SKN_OK && i < n; ++i) {
     uint32_t len = 0;
     int32_t j = (int32_t)i;
@@ -200,25 +229,9 @@ skn_status skn__order_joints(const skn_bind_desc *d, uint32_t *order) {
       s = skn__fail(SKN_ERR_BAD_HIERARCHY, "joint %u: parent chain loops back to joint %d (a cycle)", i, j);
       break;
     }
-    uint32_t base = j < 0 ? 0 : depth[j] + 1;
-    for (uint32_t k = len; k-- > 0; ++base) {
-      depth[chain[k]] = base;
-      state[chain[k]] = 2;
-      max_depth = SKN_MAX(max_depth, base);
-    }
+    while (len > 0) state[chain[--len]] = 2;
   }
-  if (s == SKN_OK && order) { /* counting sort by depth keeps bind order within a level */
-    uint32_t *start = calloc((size_t)max_depth + 2, sizeof *start);
-    if (!start) {
-      s = skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory");
-    } else {
-      for (uint32_t j = 0; j < n; ++j) start[depth[j] + 1]++;
-      for (uint32_t level = 0; level <= max_depth; ++level) start[level + 1] += start[level];
-      for (uint32_t j = 0; j < n; ++j) order[start[depth[j]]++] = j;
-      free(start);
-    }
-  }
-  free(depth);
+  if (s == SKN_OK && order) s = order_breadth_first(d, order);
   free(chain);
   free(state);
   return s;

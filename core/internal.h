@@ -60,7 +60,8 @@ struct skn_rig {
   uint32_t flags;                /* SKN_RIG_HAS_* (public and internal bits) */
 
   int32_t *parents;              /* bind's order */
-  uint32_t *order;               /* joints by depth, parents first: forward kinematics walks this;
+  uint32_t *order;               /* joints breadth first (a level sorted by its parents' positions):
+                                    forward kinematics walks this;
                                     SKN_JOINT_STRIDE long, UINT32_MAX past joint_count */
   uint32_t *position;            /* joint j's index in order */
   int32_t *parent_position;      /* per position, its parent's (-1: a root); SKN_JOINT_STRIDE long */

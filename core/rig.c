@@ -23,7 +23,7 @@ static void put_joint_matrix(float *rows, size_t stride, uint32_t k, const float
 }
 
 /* Positions in the order, the parents' positions and where each level of
- * the hierarchy starts (order is by depth, skn__order_joints). */
+ * the hierarchy starts (order is breadth first, skn__order_joints). */
 static skn_status order_levels(skn_rig *rig, uint32_t n) {
   uint32_t *depth = malloc(n * sizeof *depth);
   rig->level_start = malloc(((size_t)n + 1) * sizeof *rig->level_start);

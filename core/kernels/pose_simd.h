@@ -7,7 +7,8 @@
  * at a time, one vector per matrix element: the pose keeps its matrices by
  * position in the order forward kinematics walks (internal.h), and a level
  * of the hierarchy depends only on the level before, so forward kinematics
- * goes level by level, each group gathering its parents' elements. A level
+ * goes level by level, each group permuting its parents' elements out of
+ * the level before (gathering them where they are far apart). A level
  * narrower than a few lanes (a chain: a spine, a tail, fingers) goes a
  * joint at a time instead. The matrices are turned around (soa.h's
  * transposes) only where they meet a per-joint layout: the caller's
@@ -49,6 +50,22 @@ SKN_INLINE lanes lanes_gather(const float *base, ilanes idx) {
   return (lanes)_mm256_i32gather_ps(base, (__m256i)idx, 4);
 #else
   return (lanes){base[idx[0]], base[idx[1]], base[idx[2]], base[idx[3]]};
+#endif
+}
+
+/* The pair (a, b)'s element idx[l] in lane l: a's for idx < SKN_L, b's
+ * for idx < 2 SKN_L (higher bits ignored). */
+SKN_INLINE lanes lanes_permute2(lanes a, lanes b, ilanes idx) {
+#if SKN_L == 16
+  return (lanes)_mm512_permutex2var_ps((__m512)a, (__m512i)idx, (__m512)b);
+#elif SKN_L == 8
+  __m256 lo = _mm256_permutevar8x32_ps((__m256)a, (__m256i)idx), hi = _mm256_permutevar8x32_ps((__m256)b, (__m256i)idx);
+  return (lanes)_mm256_blendv_ps(lo, hi, (__m256)(idx << 28)); /* bit 3 of idx, moved to the sign */
+#else
+  float f[2 * SKN_L];
+  memcpy(f, &a, sizeof a);
+  memcpy(f + SKN_L, &b, sizeof b);
+  return (lanes){f[idx[0] & 7], f[idx[1] & 7], f[idx[2] & 7], f[idx[3] & 7]};
 #endif
 }
 
@@ -209,8 +226,31 @@ static void fk_joints(skn_pose *pose, uint32_t k, uint32_t end) {
   }
 }
 
+/* The W^A of the parents of positions [k0, k0 + SKN_L) of a level ending at
+ * `end`, element e in a[e]. Breadth-first order (skn__order_joints) makes
+ * the parents of a level's run nondecreasing positions: where they span
+ * fewer than 2 SKN_L (a binary tree's 16 children have 8 parents; a fan's,
+ * one), two vector loads and a permute per element, else a gather. Lanes
+ * past the level get any element (fk_group keeps their W^A). */
+SKN_INLINE void load_parents(lanes a[SKN_MAT_ROWS], const skn_pose *pose, uint32_t k0, uint32_t end) {
+  const skn_rig *rig = pose->rig;
+  size_t s = rig->joint_stride;
+  ilanes parent = ilanes_load(rig->parent_position + k0);
+  uint32_t base = (uint32_t)rig->parent_position[k0];
+  uint32_t span = (uint32_t)rig->parent_position[SKN_MIN(end, k0 + SKN_L) - 1] - base;
+  if (span < 2 * SKN_L && base + 2 * SKN_L <= s) { /* the row's two vectors stay inside it */
+    ilanes idx = parent - (int32_t)base;
+    SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) {
+      const float *row = pose->world + e * s + base;
+      a[e] = lanes_permute2(lanes_load(row), lanes_load(row + SKN_L), idx);
+    }
+  } else {
+    SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) a[e] = lanes_gather(pose->world + e * s, parent);
+  }
+}
+
 /* Positions [k0, k0 + SKN_L) of a level ending at `end`: each lane's parent
- * gathered (none: level 0, W^A = local); lanes past the level and pinned
+ * read by load_parents (none: level 0, W^A = local); lanes past the level and pinned
  * joints keep their W^A. */
 static void fk_group(skn_pose *pose, uint32_t k0, uint32_t end, int roots) {
   const skn_rig *rig = pose->rig;
@@ -221,8 +261,7 @@ static void fk_group(skn_pose *pose, uint32_t k0, uint32_t end, int roots) {
     SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) w[e] = l[e];
   } else {
     lanes a[SKN_MAT_ROWS];
-    ilanes parent = ilanes_load(rig->parent_position + k0);
-    SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) a[e] = lanes_gather(pose->world + e * s, parent);
+    load_parents(a, pose, k0, end);
     lanes_mul_affine(w, a, l);
   }
   uint8_t pinned[SKN_L];

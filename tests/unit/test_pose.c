@@ -278,27 +278,17 @@ START_TEST(quaternion_forms_same_on_every_instruction_set) {
 }
 END_TEST
 
-/* Forward kinematics goes level by level, wide levels across lanes and
- * narrow runs (chains) a joint at a time (pose_simd.h). On a 100-joint rig
- * with both — a 30-joint chain, a 50-joint fan off its 13th joint, 19
- * grandchildren, another root — in scrambled bind order, every set's
- * palette equals the double-precision reference, the sets agree bit for
- * bit, and setting the pose in pieces (ranges that start and end inside
- * lane groups) gives the same bits as one call. */
-START_TEST(pose_by_levels_matches_reference) {
+/* t's palette, set on every instruction set as one call and in pieces (a
+ * range [pieces[p], pieces[p + 1]) per call): equal to the double-precision
+ * reference, the pieces bit for bit the one call, and the sets bit for bit
+ * one another. */
+static void check_pose_by_levels(test_rig *t, const uint32_t *pieces, size_t piece_count) {
   static const skn_simd levels[] = {SKN_SIMD_SCALAR, SKN_SIMD_PORTABLE, SKN_SIMD_AVX2, SKN_SIMD_AVX512};
-  static const uint32_t pieces[] = {0, 1, 6, 23, 24, 57, 100};
-  test_rig t;
-  test_rig_random(&t, 77, 100, 10, 1, 2);
-  uint32_t n = t.joint_count, perm[100];
-  for (uint32_t g = 0; g < n; ++g) perm[g] = (g * 37 + 11) % n; /* joint perm[g] is the g-th in the hierarchy */
-  for (uint32_t g = 0; g < n; ++g)
-    t.parents[perm[g]] = g == 0 || g == 99 ? -1 : g < 30 ? (int32_t)perm[g - 1] : g < 80 ? (int32_t)perm[12]
-                                                                                : (int32_t)perm[30 + (g * 7) % 50];
-  skn_bind_desc d = test_rig_desc(&t);
+  uint32_t n = t->joint_count;
+  skn_bind_desc d = test_rig_desc(t);
   skn_rig *rig = bind_or_fail(&d);
   double (*ref)[16] = malloc(n * sizeof *ref);
-  ref_palette(&t, ref);
+  ref_palette(t, ref);
   size_t floats = (size_t)n * 16;
   float *keep = malloc(floats * sizeof(float)), *got = malloc(floats * sizeof(float)),
         *piecewise = malloc(floats * sizeof(float));
@@ -306,9 +296,9 @@ START_TEST(pose_by_levels_matches_reference) {
   for (size_t l = 0; l < sizeof levels / sizeof levels[0]; ++l) {
     if (skn_set_simd(levels[l]) != SKN_OK) continue;
     skn_pose *whole = pose_or_fail(rig), *parts = pose_or_fail(rig);
-    ck_assert_int_eq(skn_pose_set_local(whole, 0, n, t.pose), SKN_OK);
-    for (size_t p = 0; p + 1 < sizeof pieces / sizeof pieces[0]; ++p)
-      ck_assert_int_eq(skn_pose_set_local(parts, pieces[p], pieces[p + 1] - pieces[p], t.pose + pieces[p]), SKN_OK);
+    ck_assert_int_eq(skn_pose_set_local(whole, 0, n, t->pose), SKN_OK);
+    for (size_t p = 0; p + 1 < piece_count; ++p)
+      ck_assert_int_eq(skn_pose_set_local(parts, pieces[p], pieces[p + 1] - pieces[p], t->pose + pieces[p]), SKN_OK);
     ck_assert_int_eq(skn_pose_palette(whole, SKN_PALETTE_MAT4, got, floats * sizeof(float)), SKN_OK);
     ck_assert_int_eq(skn_pose_palette(parts, SKN_PALETTE_MAT4, piecewise, floats * sizeof(float)), SKN_OK);
     ck_assert_msg(!memcmp(piecewise, got, floats * sizeof(float)), "simd level %d: pieces differ", (int)levels[l]);
@@ -331,6 +321,45 @@ START_TEST(pose_by_levels_matches_reference) {
   free(piecewise);
   free(ref);
   skn_rig_destroy(rig);
+}
+
+/* Forward kinematics goes level by level, wide levels across lanes and
+ * narrow runs (chains) a joint at a time (pose_simd.h). On a 100-joint rig
+ * with both — a 30-joint chain, a 50-joint fan off its 13th joint, 19
+ * grandchildren, another root — in scrambled bind order, the palette is the
+ * reference's on every set, in one call and in pieces (ranges that start
+ * and end inside lane groups). */
+START_TEST(pose_by_levels_matches_reference) {
+  static const uint32_t pieces[] = {0, 1, 6, 23, 24, 57, 100};
+  test_rig t;
+  test_rig_random(&t, 77, 100, 10, 1, 2);
+  uint32_t n = t.joint_count, perm[100];
+  for (uint32_t g = 0; g < n; ++g) perm[g] = (g * 37 + 11) % n; /* joint perm[g] is the g-th in the hierarchy */
+  for (uint32_t g = 0; g < n; ++g)
+    t.parents[perm[g]] = g == 0 || g == 99 ? -1 : g < 30 ? (int32_t)perm[g - 1] : g < 80 ? (int32_t)perm[12]
+                                                                                : (int32_t)perm[30 + (g * 7) % 50];
+  check_pose_by_levels(&t, pieces, sizeof pieces / sizeof pieces[0]);
+  test_rig_free(&t);
+}
+END_TEST
+
+/* A wide level's lane group reads its parents from the level before with
+ * two vector loads and a permute where they span fewer than twice the
+ * lanes, else with a gather (pose_simd.h, load_parents). Joint 0 the root;
+ * 1-100 its children; 101-152 grandchildren, in runs of 16 whose parents
+ * are 1-16 (span 15), 17, 19, .., 47 (span 30), 48, 51, .., 93 (span 45),
+ * then 95-98 — in bind order backwards, so that only breadth-first order
+ * sorts them. 16 lanes take each path once; 8 lanes and 4 (the portable
+ * set) each too (spans 7 or 3, 14 or 6, 21 or 9). */
+START_TEST(pose_parents_near_and_far) {
+  test_rig t;
+  test_rig_random(&t, 78, 153, 10, 1, 2);
+  for (uint32_t j = 0; j < 153; ++j) {
+    uint32_t g = j <= 100 ? 0 : 152 - j; /* the g-th grandchild */
+    t.parents[j] = j == 0 ? -1 : j <= 100 ? 0 : (int32_t)(g < 16 ? 1 + g : g < 32 ? 17 + 2 * (g - 16) : g < 48 ? 48 + 3 * (g - 32) : 95 + (g - 48));
+  }
+  static const uint32_t pieces[] = {0, 153};
+  check_pose_by_levels(&t, pieces, 2);
   test_rig_free(&t);
 }
 END_TEST
@@ -540,6 +569,7 @@ Suite *suite_pose(void) {
   tcase_add_test(tc, dq_palette_same_on_every_instruction_set);
   tcase_add_test(tc, quaternion_forms_same_on_every_instruction_set);
   tcase_add_test(tc, pose_by_levels_matches_reference);
+  tcase_add_test(tc, pose_parents_near_and_far);
   tcase_add_test(tc, set_local_refuses_any_non_finite_float);
   tcase_add_test(tc, set_local_names_the_lowest_bad_joint);
   tcase_add_test(tc, set_model_in_a_wide_level);
