@@ -94,6 +94,7 @@ SKN_API skn_status skn_pose_set_local(skn_pose *pose, uint32_t first, uint32_t c
   if (s != SKN_OK) return s;
   uint32_t bad = skn__kernels()->pose_stage(pose, first, count, local);
   if (bad < count) return refuse_local(first + bad, &local[bad]);
+  for (uint32_t j = first; j < first + count; ++j) pose->pinned[pose->rig->position[j]] = 0; /* set_model's, undone */
   pose_update(pose, first, count);
   return SKN_OK;
 }

@@ -175,7 +175,6 @@ static void set_locals(skn_pose *pose, uint32_t first, uint32_t count) {
       lanes_store(p, lanes_select(in, lanes_load(p), m[e]));
     }
   }
-  for (uint32_t j = first; j < first + count; ++j) pose->pinned[rig->position[j]] = 0;
 }
 
 /* ---- forward kinematics ---- */
