@@ -175,6 +175,9 @@ skn_status skn__bind_validate(const skn_bind_desc *d) {
   return s;
 }
 
+/* Joint j's parent (-1: a root; no parents given: every joint a root). */
+static int32_t parent_of(const skn_bind_desc *d, uint32_t j) { return d->parents ? d->parents[j] : -1; }
+
 /* Breadth first into order: the roots in bind order, then the children of
  * each placed joint in turn (each joint's in bind order). A level of the
  * hierarchy is then whole and sorted by its parents' positions, so the
@@ -192,12 +195,12 @@ static skn_status order_breadth_first(const skn_bind_desc *d, uint32_t *order) {
   /* children grouped by parent (a counting sort): after placing, p's are
    * children[p ? next[p - 1] : 0 .. next[p]) */
   for (uint32_t j = 0; j < n; ++j)
-    if (d->parents && d->parents[j] >= 0) next[d->parents[j] + 1]++;
+    if (parent_of(d, j) >= 0) next[parent_of(d, j) + 1]++;
   for (uint32_t p = 0; p < n; ++p) next[p + 1] += next[p];
   for (uint32_t j = 0; j < n; ++j)
-    if (d->parents && d->parents[j] >= 0) children[next[d->parents[j]]++] = j;
+    if (parent_of(d, j) >= 0) children[next[parent_of(d, j)]++] = j;
   for (uint32_t j = 0; j < n; ++j)
-    if (!d->parents || d->parents[j] < 0) order[tail++] = j;
+    if (parent_of(d, j) < 0) order[tail++] = j;
   for (uint32_t head = 0; head < tail; ++head)
     for (uint32_t p = order[head], c = p ? next[p - 1] : 0; c < next[p]; ++c) order[tail++] = children[c];
   free(next);
@@ -223,7 +226,7 @@ skn_status skn__order_joints(const skn_bind_desc *d, uint32_t *order) {
     while (j >= 0 && state[j] == 0) {
       state[j] = 1;
       chain[len++] = (uint32_t)j;
-      j = d->parents ? d->parents[j] : -1;
+      j = parent_of(d, (uint32_t)j);
     }
     if (j >= 0 && state[j] == 1) {
       s = skn__fail(SKN_ERR_BAD_HIERARCHY, "joint %u: parent chain loops back to joint %d (a cycle)", i, j);

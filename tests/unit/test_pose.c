@@ -352,11 +352,12 @@ END_TEST
  * sorts them. 16 lanes take each path once; 8 lanes and 4 (the portable
  * set) each too (spans 7 or 3, 14 or 6, 21 or 9). */
 START_TEST(pose_parents_near_and_far) {
+  static const uint32_t first[] = {1, 17, 48, 95}, step[] = {1, 2, 3, 1}; /* run r's i-th: first[r] + step[r] i */
   test_rig t;
   test_rig_random(&t, 78, 153, 10, 1, 2);
   for (uint32_t j = 0; j < 153; ++j) {
-    uint32_t g = j <= 100 ? 0 : 152 - j; /* the g-th grandchild */
-    t.parents[j] = j == 0 ? -1 : j <= 100 ? 0 : (int32_t)(g < 16 ? 1 + g : g < 32 ? 17 + 2 * (g - 16) : g < 48 ? 48 + 3 * (g - 32) : 95 + (g - 48));
+    uint32_t g = 152 - j; /* joint j > 100 is the g-th grandchild */
+    t.parents[j] = j == 0 ? -1 : j <= 100 ? 0 : (int32_t)(first[g / 16] + step[g / 16] * (g % 16));
   }
   static const uint32_t pieces[] = {0, 153};
   check_pose_by_levels(&t, pieces, 2);
