@@ -106,8 +106,12 @@ struct skn_rig {
  * parents first, one level of the hierarchy after another), element (r, c)
  * of the joint at position k in row 3c + r, at [(3c + r) stride + k]. A
  * run of joints' element is one vector load; stride, joint_count rounded
- * up past a vector's worth of slack, lets a group of lanes start anywhere. */
-#define SKN_JOINT_STRIDE(n) (((size_t)(n) + 31u) & ~(size_t)15u)
+ * up past a vector's worth of slack, lets a group of lanes start anywhere.
+ * The stride is an odd number of 64-byte lines: a power of two (1,024
+ * joints: 4 KB) would put a joint's twelve elements in one L1 set (eight
+ * ways) and alias its loads with its stores 4 KB apart, which made a
+ * 1,000-joint chain 3x slower a joint than a 200- or 4,000-joint one. */
+#define SKN_JOINT_STRIDE(n) (((((size_t)(n) + 31u) >> 4) | 1u) << 4)
 #define SKN_MAT_ROWS 12 /* a 3x4 matrix: row 3c + r holds element (r, c) */
 #define SKN_TRS_ROWS 10 /* a staged skn_transform: translation, rotation, scale */
 
