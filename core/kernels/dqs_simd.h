@@ -55,19 +55,20 @@ SKN_INLINE lanes3 rows_normal_apply(const lanes s[16], lanes3 v) {
 /* Influence slot i's 8-float records at `pal` (+ the joint's palette
  * entry) for the group, as rows 0..7 — the dual quaternions, or half of an
  * LBS_QUATERNION record: the transpose of the SKN_L joints' records (16
- * lanes: two 8 x 8 halves, records l and l + 8 sharing a vector). Lanes
+ * lanes: two 8 x 8 halves, records SKN_SIGMA(l) and SKN_SIGMA(l + 8)
+ * sharing a vector, soa.h). Lanes
  * past the range read the slots that follow (pack.c pads the end), as
  * group_blend. */
 SKN_INLINE void slot_rows8(const float *pal, const uint16_t *J, const int k, const int i, lanes q[8]) {
 #define SKN_REC(l) (pal + (size_t)J[(l) * k + i] * SKN_PALETTE_FLOATS)
 #if SKN_L == 16
-  SKN_UNROLL for (int l = 0; l < 8; ++l) {
-    v8 a = ld8(SKN_REC(l)), b = ld8(SKN_REC(l + 8));
+  SKN_UNROLL for (int l = 0; l < 8; ++l) { /* records in the order SKN_SIGMA: the stages' vshufps order undone */
+    v8 a = ld8(SKN_REC(SKN_SIGMA(l))), b = ld8(SKN_REC(SKN_SIGMA(l + 8)));
     q[l] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   }
-  SKN_TSTAGE_ROWS(q, 4, 8)
+  SKN_TSTAGE_AS(q, 4, 8, SKN_TQUADS)
   SKN_TSTAGE_ROWS(q, 2, 8)
-  SKN_TSTAGE_ROWS(q, 1, 8)
+  SKN_TSTAGE_AS(q, 1, 8, SKN_TPAIRS)
 #elif SKN_L == 8
   SKN_UNROLL for (int l = 0; l < 8; ++l) q[l] = ld8(SKN_REC(l));
   lanes_transpose(q);
