@@ -103,6 +103,48 @@ SKN_INLINE void decode_oct(const uint32_t *codes, uint32_t count, const int tang
   }
 }
 
+/* Software prefetch (SKN_PREFETCH_AHEAD vertices ahead of the group being
+ * skinned): every stream the kernel reads for the group starting at vertex
+ * v + SKN_PREFETCH_AHEAD, from the rig's arrays in either layout — rest
+ * attributes, influences, and the BLEND and COR extras. On one thread the
+ * hardware prefetchers keep up with the six to nine streams alone; on two,
+ * sharing the memory system, they fall behind: LBS PN 4 at 1M vertices,
+ * 2 threads, went from ~390 to ~525 M vertices/s (1 thread unchanged;
+ * README, "Performance"). Eight groups ahead covers the memory latency at
+ * this rate with room; the last groups of the rig prefetch nothing. */
+#define SKN_PREFETCH_AHEAD (8u * SKN_PACK_GROUP)
+
+SKN_INLINE void prefetch_bytes(const void *p, size_t bytes) {
+  for (size_t q = 0; q < bytes; q += 64) __builtin_prefetch((const char *)p + q);
+}
+
+SKN_INLINE void group_prefetch(const skn_skin_job *job, uint32_t v, const int normals, const int tangents,
+                               const int blend, const int centers) {
+  const skn_rig *rig = job->rig;
+  const uint32_t a = v + SKN_PREFETCH_AHEAD;
+  if (a >= rig->vertex_count) return;
+  const skn_block *b = &rig->blocks[a / SKN_PACK_BLOCK];
+  const size_t at = b->offset + (size_t)(a - b->first) * b->k, slots = (size_t)SKN_L * b->k;
+  prefetch_bytes(rig->positions + (size_t)a * 3, SKN_L * 3 * sizeof(float));
+  if (rig->flags & SKN_RIG_COMPACT) {
+    prefetch_bytes(rig->packed_weights16 + at, slots * sizeof(uint16_t));
+    if (rig->packed_joints8) prefetch_bytes(rig->packed_joints8 + at, slots);
+    else prefetch_bytes(rig->packed_joints + at, slots * sizeof(uint16_t));
+    if (normals) prefetch_bytes(rig->oct_normals + a, SKN_L * sizeof(uint32_t));
+    if (tangents) prefetch_bytes(rig->oct_tangents + a, SKN_L * sizeof(uint32_t));
+  } else {
+    prefetch_bytes(rig->packed_joints + at, slots * sizeof(uint16_t));
+    prefetch_bytes(rig->packed_weights + at, slots * sizeof(float));
+    if (normals) prefetch_bytes(rig->normals + (size_t)a * 3, SKN_L * 3 * sizeof(float));
+    if (tangents) prefetch_bytes(rig->tangents + (size_t)a * 4, SKN_L * 4 * sizeof(float));
+  }
+  if (blend) prefetch_bytes(rig->blend_weights + a, SKN_L * sizeof(float));
+  if (centers) {
+    prefetch_bytes(rig->centers + (size_t)a * 3, SKN_L * 3 * sizeof(float));
+    prefetch_bytes(rig->has_center + a, SKN_L);
+  }
+}
+
 #define SKN_CHUNK_VERTICES 64u
 #define SKN_CHUNK_SLOTS 512u /* 64 vertices of 8 influences, or a group of 32 */
 SKN_PIN(chunk_holds_a_group, SKN_CHUNK_SLOTS >= SKN_PACK_GROUP * SKN_COMPACT_MAX_INFLUENCES);

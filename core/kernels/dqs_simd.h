@@ -279,8 +279,10 @@ SKN_INLINE void dq_family_group(const skn_skin_job *job, const skn_src *src, uin
 SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_src *src, uint32_t lo, uint32_t hi, const int k,
                               const int kind, const int normals, const int tangents, const int scaled) {
   const int width = k ? k : (int)src->k;
-  for (uint32_t v = lo; v < hi; v += SKN_L)
+  for (uint32_t v = lo; v < hi; v += SKN_L) {
+    group_prefetch(job, v, normals, tangents, kind == KIND_BLEND, kind == KIND_COR);
     dq_family_group(job, src, v, SKN_MIN(SKN_L, hi - v), width, kind, normals, tangents, scaled);
+  }
 }
 
 /* One function per specialisation, as for LBS (lbs_simd.h): width x scale x

@@ -187,6 +187,7 @@ SKN_INLINE void group_run(const skn_skin_job *job, const skn_src *src, uint32_t 
   for (uint32_t v = lo; v < hi; v += SKN_L) {
     uint32_t n = SKN_MIN(SKN_L, hi - v);
     group_out o;
+    group_prefetch(job, v, normals, tangents, 0, 0);
     group(job, src, v, n, width, normals, tangents, &o);
     group_store_out(job, v, n, &o, normals, tangents);
   }
