@@ -66,9 +66,9 @@ SKN_INLINE void slot_rows8(const float *pal, const uint16_t *J, const int k, con
     v8 a = ld8(SKN_REC(SKN_SIGMA(l))), b = ld8(SKN_REC(SKN_SIGMA(l + 8)));
     q[l] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   }
-  SKN_TSTAGE_AS(q, 4, 8, SKN_TQUADS)
+  SKN_TSTAGE_BY(q, 4, 8, SKN_TQUADS)
   SKN_TSTAGE_ROWS(q, 2, 8)
-  SKN_TSTAGE_AS(q, 1, 8, SKN_TPAIRS)
+  SKN_TSTAGE_BY(q, 1, 8, SKN_TPAIRS)
 #elif SKN_L == 8
   SKN_UNROLL for (int l = 0; l < 8; ++l) q[l] = ld8(SKN_REC(l));
   lanes_transpose(q);

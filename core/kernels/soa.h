@@ -148,50 +148,47 @@ SKN_INLINE void lanes_unit3(lanes *x, lanes *y, lanes *z) {
  * both halves). */
 #define SKN_TLO(c, h) (((c) & (h)) ? SKN_L + (c) - (h) : (c))
 #define SKN_THI(c, h) (((c) & (h)) ? SKN_L + (c) : (c) + (h))
-#define SKN_TSTAGE(r, h) SKN_TSTAGE_ROWS(r, h, SKN_L)
-#define SKN_TSTAGE_ROWS(r, h, rows)                                                          \
+/* Stage h over `rows` rows, the rows whose bit h is clear taking the
+ * shuffle F(c, 2h) of the pair and their partners F(c, 2h + 1). */
+#define SKN_TSTAGE_BY(r, h, rows, F)                                                         \
   SKN_UNROLL for (int i = 0; i < (rows) / 2; ++i) {                                          \
-    int lo_ = i / (h) * 2 * (h) + i % (h); /* the rows whose bit h is clear */               \
+    int lo_ = i / (h) * 2 * (h) + i % (h);                                                   \
     lanes a_ = r[lo_], b_ = r[lo_ + (h)];                                                    \
-    r[lo_] = SKN_SHUF(a_, b_, SKN_TLO, h);                                                   \
-    r[lo_ + (h)] = SKN_SHUF(a_, b_, SKN_THI, h);                                             \
+    r[lo_] = SKN_SHUF(a_, b_, F, 2 * (h));                                                   \
+    r[lo_ + (h)] = SKN_SHUF(a_, b_, F, 2 * (h) + 1);                                         \
   }
+#define SKN_TEXACT(c, x) (((x) & 1) ? SKN_THI(c, (x) >> 1) : SKN_TLO(c, (x) >> 1))
+#define SKN_TSTAGE_ROWS(r, h, rows) SKN_TSTAGE_BY(r, h, rows, SKN_TEXACT)
+#define SKN_TSTAGE(r, h) SKN_TSTAGE_ROWS(r, h, SKN_L)
 
 /* Stage 1 exactly is (a0 b0 a2 b2) per 128 bits, and stage 4 of 16 lanes
  * (a0-3 b0-3 a8-11 b8-11): each a two-source vpermt2ps, which on Zen 5
  * issues to the two pipes the FMAs use. vshufps and vshuff32x4 take their
  * sources in the other order, (a0 a2 b0 b2) and (a0-3 a8-11 b0-3 b8-11)
- * (SKN_TPAIRS, SKN_TQUADS; hi = 1 for the partner row), and leave the
- * pipes to the FMAs (vshufps entirely); that only swaps bits of the output
- * lane index: lane bits 0 and 1, and for 16 lanes 2 and 3 — the involution
- * SKN_SIGMA. Taking the input rows in the order SKN_SIGMA undoes it, so
+ * (SKN_TPAIRS, SKN_TQUADS, as stages' F), and leave the pipes to the FMAs
+ * (vshufps entirely); that only swaps bits of the output lane index: lane
+ * bits 0 and 1, and for 16 lanes 2 and 3 — the involution SKN_SIGMA.
+ * Taking the input rows in the order SKN_SIGMA undoes it, so
  * lanes_transpose is exact; once unrolled, the reorder is register naming. */
-#define SKN_TPAIRS(c, hi) ((((c) >> 1) & 1) * SKN_L + ((c) & ~3) + 2 * ((c) & 1) + (hi))
-#define SKN_TQUADS(c, hi) ((((c) >> 3) & 1) * SKN_L + 4 * ((((c) >> 2) & 1) * 2 + (hi)) + ((c) & 3))
+#define SKN_TPAIRS(c, x) ((((c) >> 1) & 1) * SKN_L + ((c) & ~3) + 2 * ((c) & 1) + ((x) & 1))
+#define SKN_TQUADS(c, x) ((((c) >> 3) & 1) * SKN_L + 4 * ((((c) >> 2) & 1) * 2 + ((x) & 1)) + ((c) & 3))
 #if SKN_L == 16
 #define SKN_SIGMA(l) (((l) & 5) << 1 | ((l) & 10) >> 1)
 #else
 #define SKN_SIGMA(l) (((l) & ~3) | ((l) & 1) << 1 | ((l) & 2) >> 1)
 #endif
-#define SKN_TSTAGE_AS(r, h, rows, F)                                                         \
-  SKN_UNROLL for (int i = 0; i < (rows) / 2; ++i) {                                          \
-    int lo_ = i / (h) * 2 * (h) + i % (h);                                                   \
-    lanes a_ = r[lo_], b_ = r[lo_ + (h)];                                                    \
-    r[lo_] = SKN_SHUF(a_, b_, F, 0);                                                         \
-    r[lo_ + (h)] = SKN_SHUF(a_, b_, F, 1);                                                   \
-  }
 
 SKN_INLINE void lanes_transpose(lanes r[SKN_L]) {
   lanes t[SKN_L];
   SKN_UNROLL for (int l = 0; l < SKN_L; ++l) t[l] = r[SKN_SIGMA(l)];
 #if SKN_L == 16
   SKN_TSTAGE(t, 8)
-  SKN_TSTAGE_AS(t, 4, SKN_L, SKN_TQUADS)
+  SKN_TSTAGE_BY(t, 4, SKN_L, SKN_TQUADS)
 #elif SKN_L == 8
   SKN_TSTAGE(t, 4)
 #endif
   SKN_TSTAGE(t, 2)
-  SKN_TSTAGE_AS(t, 1, SKN_L, SKN_TPAIRS)
+  SKN_TSTAGE_BY(t, 1, SKN_L, SKN_TPAIRS)
   SKN_UNROLL for (int l = 0; l < SKN_L; ++l) r[l] = t[l];
 }
 
