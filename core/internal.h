@@ -119,13 +119,15 @@ struct skn_rig {
  * joint, index joint_count, is the identity):
  *   - lbs_palette: M_i's 3x4 as four padded columns (c0 c1 c2 t: M_i as a
  *     column-major affine float[16]), then its normal matrix N_i's three
- *     columns padded, then a zero column, so that one 16-lane vector holds a
- *     whole matrix;
+ *     columns padded (M_i's 3x3 itself where that is a rotation to
+ *     SKN_ROTATION_TOLERANCE: pose_simd.h), then a zero column, so that one
+ *     16-lane vector holds a whole matrix;
  *   - dq_palette[split]: the dual quaternion (real, dual) and S_i's four
  *     columns (kernels.h);
  *   - quat_palette: LBS_QUATERNION's A_i = s_i R(q_i) (9 floats, row-major),
  *     b_i, the bind origin c_i and 1/s_i^2 (0 where s_i = 0), then zeros. */
 #define SKN_PALETTE_FLOATS 32u
+#define SKN_ROTATION_TOLERANCE 4e-6f
 #define SKN_POSE_M(pose, j, r, c) ((pose)->lbs_palette[(size_t)(j) * SKN_PALETTE_FLOATS + (c) * 4 + (r)])
 /* Element (r, c) of joint j's W_i^A. */
 #define SKN_POSE_WORLD(pose, j, r, c) \
@@ -160,6 +162,7 @@ struct skn_pose {
   float *quat_palette;           /* the same for LBS_QUATERNION, derived with its forms */
   skn_joint_xform *xforms;       /* the rotation forms, per joint in bind's order */
   uint32_t dq_scaled[2];         /* 1 where some joint has S_i != I under that split */
+  uint32_t lbs_rigid;            /* 1 where every joint's N_i is its M_i's 3x3 (lbs_palette) */
   /* The rotation forms (xforms, dq_palette) are derived on the first call
    * that needs them after a pose change, each form (SKN_FORMS_*) apart and
    * under `lock`, so that LBS alone never pays for polar decompositions,

@@ -134,7 +134,7 @@ SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const
       sm[l] = mat_zero();
       for (int i = 0; i < k; ++i) sm[l] = mat_fma(sm[l], W[l * k + i], pal + (size_t)J[l * k + i] * SKN_PALETTE_FLOATS + 8);
     }
-    records_to_rows(sm, 16, sr);
+    records_to_rows(sm, sr);
     lanes inv = 1.0f / ws; /* ws sums the weights in the same order a per-vertex sum would */
     SKN_UNROLL for (int c = 0; c < 16; ++c) sr[c] *= inv;
   }
@@ -182,7 +182,7 @@ SKN_INLINE void cor_group(const skn_skin_job *job, const skn_src *src, uint32_t 
   mat m[SKN_L], unused[SKN_L];
   group_dq_blend(job, J, W, k, scaled, 1, qr, sr, &wsum);
   group_blend(job->pose->lbs_palette, J, W, k, 0, m, unused);
-  records_to_rows(m, 16, mr);
+  records_to_rows(m, mr);
   rigid_lanes r = rigid_of_rows(qr);
   lanes3 p0 = group_load3(job->rig->positions, v, n), c = group_load3(job->rig->centers, v, n);
   lanes3 d = {p0.x - c.x, p0.y - c.y, p0.z - c.z};
@@ -288,7 +288,11 @@ SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_src *src, uint3
 /* One function per specialisation, as for LBS (lbs_simd.h): width x scale x
  * attributes. The scaled path (S blended and applied) runs only where the
  * pose has a scaled joint. BLEND and COR specialise by width too: with the
- * block's own width they ran ~25% more instructions per vertex. */
+ * block's own width they ran ~25% more instructions per vertex; and, for
+ * their LBS vertices, by normals by M (lbs_column) where unscaled: a pose
+ * whose joints are all rotations to SKN_ROTATION_TOLERANCE has every joint
+ * a rotation to palette.c's 1e-4, so its scaled cells keep the normals by N
+ * (right for any pose) in those columns. */
 #define SKN_DQ_RUN(KIND, K, N, T, S)                                                                   \
   static __attribute__((noinline)) void KIND##_##K##N##T##S(const skn_skin_job *job, const skn_src *src, \
                                                             uint32_t lo, uint32_t hi) {                \
@@ -297,24 +301,28 @@ SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_src *src, uint3
 #define SKN_DQ_RUNS_S(KIND, K, S) \
   SKN_DQ_RUN(KIND, K, 0, 0, S) SKN_DQ_RUN(KIND, K, 1, 0, S) SKN_DQ_RUN(KIND, K, 0, 1, S) SKN_DQ_RUN(KIND, K, 1, 1, S)
 #define SKN_DQ_RUNS(K, KIND) SKN_DQ_RUNS_S(KIND, K, 0) SKN_DQ_RUNS_S(KIND, K, 1)
+#define SKN_DQ_RUNS_BY_M(K, KIND) SKN_DQ_RUNS(K, KIND) SKN_DQ_RUN(KIND, K, 2, 0, 0) SKN_DQ_RUN(KIND, K, 2, 1, 0)
 SKN_WIDTHS(SKN_DQ_RUNS, KIND_DQS)
-SKN_WIDTHS(SKN_DQ_RUNS, KIND_BLEND)
-SKN_WIDTHS(SKN_DQ_RUNS, KIND_COR)
+SKN_WIDTHS(SKN_DQ_RUNS_BY_M, KIND_BLEND)
+SKN_WIDTHS(SKN_DQ_RUNS_BY_M, KIND_COR)
 
-#define SKN_DQ_CELL(KIND, K, S) {KIND##_##K##00##S, KIND##_##K##10##S, KIND##_##K##01##S, KIND##_##K##11##S}
-#define SKN_DQ_ROW(K, KIND) {SKN_DQ_CELL(KIND, K, 0), SKN_DQ_CELL(KIND, K, 1)},
+#define SKN_DQ_CELL(KIND, K, S) KIND##_##K##00##S, KIND##_##K##10##S, KIND##_##K##01##S, KIND##_##K##11##S
+#define SKN_DQ_ROW(K, KIND) {{SKN_DQ_CELL(KIND, K, 0)}, {SKN_DQ_CELL(KIND, K, 1)}},
+#define SKN_DQ_ROW_BY_M(K, KIND)                                              \
+  {{SKN_DQ_CELL(KIND, K, 0), KIND##_##K##200, KIND##_##K##210},              \
+   {SKN_DQ_CELL(KIND, K, 1), KIND##_##K##101, KIND##_##K##111}},
 static const block_fn dqs_runs[][2][4] = {SKN_WIDTHS(SKN_DQ_ROW, KIND_DQS)};
-static const block_fn blend_runs[][2][4] = {SKN_WIDTHS(SKN_DQ_ROW, KIND_BLEND)};
-static const block_fn cor_runs[][2][4] = {SKN_WIDTHS(SKN_DQ_ROW, KIND_COR)};
+static const block_fn blend_runs[][2][6] = {SKN_WIDTHS(SKN_DQ_ROW_BY_M, KIND_BLEND)};
+static const block_fn cor_runs[][2][6] = {SKN_WIDTHS(SKN_DQ_ROW_BY_M, KIND_COR)};
 
-#define SKN_DQ_KERNEL(NAME, RUNS)                                                             \
+#define SKN_DQ_KERNEL(NAME, RUNS, column_of)                                                  \
   void NAME(const skn_skin_job *job, uint32_t first, uint32_t end) {                          \
-    const int scaled = job->pose->dq_scaled[job->split] != 0, column = attrs_column(job);     \
+    const int scaled = job->pose->dq_scaled[job->split] != 0, column = column_of(job);        \
     block_fn fns[sizeof RUNS / sizeof RUNS[0]];                                               \
     for (size_t r = 0; r < sizeof fns / sizeof fns[0]; ++r) fns[r] = RUNS[r][scaled][column]; \
     run_blocks(job, first, end, fns);                                                         \
   }
 
-SKN_DQ_KERNEL(SKN_DQS_KERNEL, dqs_runs)
-SKN_DQ_KERNEL(SKN_BLEND_KERNEL, blend_runs)
-SKN_DQ_KERNEL(SKN_COR_KERNEL, cor_runs)
+SKN_DQ_KERNEL(SKN_DQS_KERNEL, dqs_runs, attrs_column)
+SKN_DQ_KERNEL(SKN_BLEND_KERNEL, blend_runs, lbs_column)
+SKN_DQ_KERNEL(SKN_COR_KERNEL, cor_runs, lbs_column)

@@ -14,17 +14,12 @@
 
 SKN_PIN(group_within_padding, SKN_L <= SKN_PACK_GROUP);
 
-/* rows[c] = float c of the group's records (16 floats each: a matrix's
- * columns c0 c1 c2 t, or a dual quaternion and padding), c < width: the
- * transpose of the SKN_L x 16 block, SKN_L floats at a time. */
-SKN_INLINE void records_to_rows(const void *records, const int width, lanes rows[16]) {
-  const float *f = records;
-  SKN_UNROLL for (int part = 0; part * SKN_L < width; ++part) {
-    lanes r[SKN_L];
-    SKN_UNROLL for (int l = 0; l < SKN_L; ++l) r[l] = lanes_load(f + l * 16 + part * SKN_L);
-    lanes_transpose(r);
-    SKN_UNROLL for (int l = 0; l < SKN_L; ++l) rows[part * SKN_L + l] = r[l];
-  }
+/* rows[c] = float c of the group's 16-float records (a matrix's columns c0
+ * c1 c2 t, padded): the transpose of the SKN_L x 16 block. */
+SKN_INLINE void records_to_rows(const void *records, lanes rows[16]) {
+  const float *src[SKN_L];
+  SKN_UNROLL for (int l = 0; l < SKN_L; ++l) src[l] = (const float *)records + 16 * l;
+  lanes_gather_rows(rows, 16, src);
 }
 
 /* (x, y, z, w) through the group's matrices, given as rows. */
@@ -149,6 +144,15 @@ SKN_INLINE const float *src_weights(const skn_src *src, uint32_t v, const int k)
   return src->weights + (size_t)(v - src->first) * k;
 }
 
+/* How a group's normals are skinned (`normals`, a constant in each
+ * specialisation): by the blended normal matrices (eq. 9), or — every joint
+ * rigid, its N_i stored as M_i's 3x3 (pose_simd.h) — by the blended M
+ * itself: sum w_i N_i is then sum w_i M_i's 3x3, element for element the
+ * same floats (the same products summed in the same order), so the results
+ * are the first way's bit for bit, with half the blending and one
+ * transpose fewer. */
+enum { NORMALS_BY_N = 1, NORMALS_BY_M = 2 };
+
 /* LBS of vertices v .. v + n - 1 (n <= SKN_L, all in one block, whose
  * inputs src holds, k influences per vertex): the per-vertex blends, one
  * transpose, then eq. 4 and 9 for the whole group. Every vertex goes
@@ -157,9 +161,10 @@ SKN_INLINE const float *src_weights(const skn_src *src, uint32_t v, const int k)
 SKN_INLINE void lbs_group(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n, const int k,
                           const int normals, const int tangents, group_out *o) {
   mat m[SKN_L], nm[SKN_L];
-  lanes r[16];
-  group_blend(job->pose->lbs_palette, src_joints(src, v, k), src_weights(src, v, k), k, normals, m, nm);
-  records_to_rows(m, 16, r);
+  lanes r[16], nr[16];
+  group_blend(job->pose->lbs_palette, src_joints(src, v, k), src_weights(src, v, k), k, normals == NORMALS_BY_N, m,
+              nm);
+  records_to_rows(m, r);
   o->p = rows_apply3(r, group_load3(job->rig->positions, v, n), 1);
   if (tangents) { /* t = M t0, w negated where det M < 0 */
     lanes w;
@@ -167,9 +172,15 @@ SKN_INLINE void lbs_group(const skn_skin_job *job, const skn_src *src, uint32_t 
     o->tw = lanes_flip_where_negative(w, rows_det3(r));
   }
   if (normals) {
-    records_to_rows(nm, 16, r);
-    o->n = l3_unit(rows_apply3(r, group_load_normals(src, v, n), 0));
+    if (normals == NORMALS_BY_N) records_to_rows(nm, nr);
+    o->n = l3_unit(rows_apply3(normals == NORMALS_BY_M ? r : nr, group_load_normals(src, v, n), 0));
   }
+}
+
+/* The column of a table with the normals-by-M specialisations (attrs_column's
+ * four, then normals by M without and with tangents) for a job. */
+static int lbs_column(const skn_skin_job *job) {
+  return job->normals && job->pose->lbs_rigid ? 4 + (job->tangents != NULL) : attrs_column(job);
 }
 
 /* A group function: lbs_group's signature (lbsq_simd.h has the other). */
@@ -199,24 +210,27 @@ SKN_INLINE void group_run(const skn_skin_job *job, const skn_src *src, uint32_t 
  * method, the same bodies took minutes to build. */
 
 /* The functions of one group kernel whose group function is PREFIX_group:
- * PREFIX_KNT per specialisation, their table PREFIX_runs and the entry
- * point NAME. */
+ * PREFIX_KNT per specialisation, their table PREFIX_runs (COLUMNS 4: the
+ * attributes; 6: and normals by M, lbs_column) and the entry point NAME. */
 #define SKN_GROUP_RUN(K, N, T, PREFIX)                                                                \
   static __attribute__((noinline)) void PREFIX##_##K##N##T(const skn_skin_job *job, const skn_src *src, \
                                                            uint32_t lo, uint32_t hi) {                \
     group_run(job, src, lo, hi, K, N, T, PREFIX##_group);                                             \
   }
-#define SKN_GROUP_RUNS(K, PREFIX) \
+#define SKN_GROUP_RUNS4(K, PREFIX) \
   SKN_GROUP_RUN(K, 0, 0, PREFIX) SKN_GROUP_RUN(K, 1, 0, PREFIX) SKN_GROUP_RUN(K, 0, 1, PREFIX) SKN_GROUP_RUN(K, 1, 1, PREFIX)
-#define SKN_GROUP_ROW(K, PREFIX) {PREFIX##_##K##00, PREFIX##_##K##10, PREFIX##_##K##01, PREFIX##_##K##11},
-#define SKN_GROUP_KERNEL(NAME, PREFIX)                                                                \
-  SKN_WIDTHS(SKN_GROUP_RUNS, PREFIX)                                                                  \
-  static const block_fn PREFIX##_runs[][4] = {SKN_WIDTHS(SKN_GROUP_ROW, PREFIX)};                     \
+#define SKN_GROUP_RUNS6(K, PREFIX) SKN_GROUP_RUNS4(K, PREFIX) SKN_GROUP_RUN(K, 2, 0, PREFIX) SKN_GROUP_RUN(K, 2, 1, PREFIX)
+#define SKN_GROUP_ROW4(K, PREFIX) {PREFIX##_##K##00, PREFIX##_##K##10, PREFIX##_##K##01, PREFIX##_##K##11},
+#define SKN_GROUP_ROW6(K, PREFIX) \
+  {PREFIX##_##K##00, PREFIX##_##K##10, PREFIX##_##K##01, PREFIX##_##K##11, PREFIX##_##K##20, PREFIX##_##K##21},
+#define SKN_GROUP_KERNEL(NAME, PREFIX, COLUMNS, column_of)                                           \
+  SKN_WIDTHS(SKN_GROUP_RUNS##COLUMNS, PREFIX)                                                         \
+  static const block_fn PREFIX##_runs[][COLUMNS] = {SKN_WIDTHS(SKN_GROUP_ROW##COLUMNS, PREFIX)};      \
   void NAME(const skn_skin_job *job, uint32_t first, uint32_t end) {                                  \
-    const int column = attrs_column(job);                                                             \
+    const int column = column_of(job);                                                                \
     block_fn fns[sizeof PREFIX##_runs / sizeof PREFIX##_runs[0]];                                     \
     for (size_t r = 0; r < sizeof fns / sizeof fns[0]; ++r) fns[r] = PREFIX##_runs[r][column];        \
     run_blocks(job, first, end, fns);                                                                 \
   }
 
-SKN_GROUP_KERNEL(SKN_LBS_KERNEL, lbs)
+SKN_GROUP_KERNEL(SKN_LBS_KERNEL, lbs, 6, lbs_column)

@@ -62,4 +62,4 @@ SKN_INLINE void lbsq_group(const skn_skin_job *job, const skn_src *src, uint32_t
   }
 }
 
-SKN_GROUP_KERNEL(SKN_LBSQ_KERNEL, lbsq)
+SKN_GROUP_KERNEL(SKN_LBSQ_KERNEL, lbsq, 4, attrs_column)

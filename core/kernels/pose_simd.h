@@ -81,18 +81,6 @@ SKN_INLINE ilanes lanes_in_range(const skn_rig *rig, uint32_t k0, uint32_t first
   return (ilanes)(i < count);
 }
 
-/* Elements [0, rows) of the rows at src[l] (lane l), each readable for 16
- * floats: out[e] holds element e of every lane's row. */
-SKN_INLINE void lanes_gather_rows(lanes *out, int rows, const float *const src[SKN_L]) {
-  SKN_UNROLL for (int h = 0; h * SKN_L < rows; ++h) {
-    lanes r[SKN_L];
-    SKN_UNROLL for (int l = 0; l < SKN_L; ++l) r[l] = lanes_load(src[l] + h * SKN_L);
-    lanes_transpose(r);
-    SKN_UNROLL for (int i = 0; i < SKN_L; ++i)
-      if (h * SKN_L + i < rows) out[h * SKN_L + i] = r[i];
-  }
-}
-
 /* The inverse for 16 elements: in[e] to each lane's row at dst[l], for the
  * lanes l < used. */
 SKN_INLINE void lanes_scatter_rows(float *const dst[SKN_L], const lanes in[16], int used) {
@@ -301,13 +289,33 @@ SKN_INLINE dlanes lanes_dot3(const lanes *a, const lanes *b) { /* in float, then
   return __builtin_convertvector(a[0] * b[0] + a[1] * b[1] + a[2] * b[2], dlanes);
 }
 
+/* 1s in the lanes where A = M's 3x3 is a rotation to SKN_ROTATION_TOLERANCE
+ * (every entry of A^T A - I within it, det A > 0). There A^-T = A (2I - A^T A)
+ * + O(|A^T A - I|^2) differs from A by no more than the tolerance — the
+ * float error FK's products leave anyway (a 64-joint chain's last joint:
+ * 7e-7) — so the normal matrix stored is A itself, and the LBS kernels,
+ * seeing every joint so (pose->lbs_rigid), blend one matrix per influence
+ * instead of two (lbs_simd.h). */
+SKN_INLINE ilanes lanes_rotation_mask(const lanes a[SKN_MAT_ROWS], lanes det) {
+  const lanes tol = lanes_splat(SKN_ROTATION_TOLERANCE);
+  ilanes ok = det > lanes_splat(0.0f);
+  SKN_UNROLL for (int c = 0; c < 3; ++c)
+    SKN_UNROLL for (int e = c; e < 3; ++e) {
+      lanes g = a[3 * c] * a[3 * e] + a[3 * c + 1] * a[3 * e + 1] + a[3 * c + 2] * a[3 * e + 2];
+      g -= lanes_splat(c == e ? 1.0f : 0.0f);
+      ok &= (g <= tol) & (g >= -tol);
+    }
+  return ok;
+}
+
 /* N = cof(A) / det A for A = M's 3x3 (cof(A)'s columns a1 x a2, a2 x a0,
- * a0 x a1; det A = a0 . (a1 x a2)). Where A is singular under the
+ * a0 x a1; det A = a0 . (a1 x a2)), or A where A is a rotation (the mask
+ * returned). Where A is singular under the
  * contract's rule (mat4.h: |det| <= 1e-7 |a0| |a1| |a2|, here squared, the
  * product in double: no overflow below column lengths of 1e12) N is the
  * cofactor matrix alone (times 1): its columns still span the normals'
  * directions, which the kernels normalize. */
-SKN_INLINE void lanes_normal_matrix(lanes n[9], const lanes a[SKN_MAT_ROWS]) {
+SKN_INLINE ilanes lanes_normal_matrix(lanes n[9], const lanes a[SKN_MAT_ROWS]) {
   lanes_cross(n, a + 3, a + 6);
   lanes_cross(n + 3, a + 6, a);
   lanes_cross(n + 6, a, a + 3);
@@ -315,7 +323,9 @@ SKN_INLINE void lanes_normal_matrix(lanes n[9], const lanes a[SKN_MAT_ROWS]) {
   dmask regular = det * det > 1e-14 * len2;
   dlanes inv = (dlanes)((regular & (dmask)(1.0 / det)) | (~regular & (dmask)((dlanes){0} + 1.0)));
   lanes f = __builtin_convertvector(inv, lanes);
-  SKN_UNROLL for (int e = 0; e < 9; ++e) n[e] *= f;
+  ilanes rotation = lanes_rotation_mask(a, __builtin_convertvector(det, lanes));
+  SKN_UNROLL for (int e = 0; e < 9; ++e) n[e] = lanes_select(rotation, n[e] * f, a[e]);
+  return rotation;
 }
 
 /* The palette entries of the joints at positions [k0, k0 + SKN_L) below
@@ -339,7 +349,8 @@ static void palette_group(skn_pose *pose, uint32_t k0) {
     out[4 * c + 3] = c < 3 ? zero : lanes_splat(1.0f);
   }
   lanes_scatter_rows(dst, out, used);
-  lanes_normal_matrix(n, m);
+  ilanes rotation = lanes_normal_matrix(n, m);
+  for (int l = 0; l < used; ++l) pose->lbs_rigid &= rotation[l] != 0;
   SKN_UNROLL for (int c = 0; c < 4; ++c) {
     SKN_UNROLL for (int r = 0; r < 3; ++r) out[4 * c + r] = c < 3 ? n[3 * c + r] : zero;
     out[4 * c + 3] = zero;
@@ -351,5 +362,6 @@ static void palette_group(skn_pose *pose, uint32_t k0) {
 void SKN_POSE_KERNEL(skn_pose *pose, uint32_t first, uint32_t count) {
   if (count) set_locals(pose, first, count);
   forward_kinematics(pose);
+  pose->lbs_rigid = 1;
   for (uint32_t k0 = 0; k0 < pose->rig->joint_count; k0 += SKN_L) palette_group(pose, k0);
 }

@@ -192,6 +192,19 @@ SKN_INLINE void lanes_transpose(lanes r[SKN_L]) {
   SKN_UNROLL for (int l = 0; l < SKN_L; ++l) r[l] = t[l];
 }
 
+/* Elements [0, rows) of the rows at src[l] (lane l), each readable for 16
+ * floats: out[e] holds element e of every lane's row — SKN_L rows
+ * transposed SKN_L elements at a time. */
+SKN_INLINE void lanes_gather_rows(lanes *out, int rows, const float *const src[SKN_L]) {
+  SKN_UNROLL for (int h = 0; h * SKN_L < rows; ++h) {
+    lanes r[SKN_L];
+    SKN_UNROLL for (int l = 0; l < SKN_L; ++l) r[l] = lanes_load(src[l] + h * SKN_L);
+    lanes_transpose(r);
+    SKN_UNROLL for (int i = 0; i < SKN_L; ++i)
+      if (h * SKN_L + i < rows) out[h * SKN_L + i] = r[i];
+  }
+}
+
 /* x y of SKN_L interleaved pairs at p: element 2 l + o of a b, as lane l. */
 #define SKN_D2(l, o) (2 * (l) + (o))
 SKN_INLINE void lanes_load2(const float *p, lanes *x, lanes *y) {

@@ -1,7 +1,8 @@
 /* test_kernels.c — every vectorised kernel against the scalar reference:
  * each instruction set this CPU has x each method x positions / + normals /
  * + tangents x influence widths 1, 2, 3, 4, 8, 11 and CSR 0..8 (vertices
- * without influences included) x both bind layouts, on random rigs with scaled joints; results
+ * without influences included) x both bind layouts, on random rigs with scaled joints and with
+ * rigid ones (LBS's normals-by-M specialisations: lbs_simd.h); results
  * within 1e-6 of the model size. Also odd ranges (across block edges) and
  * interleaved outputs: nothing outside a range or between strided elements
  * is touched. */
@@ -35,10 +36,12 @@ static void outputs_free(outputs *o) {
   free(o->t);
 }
 
-/* A random rig with width-k influences (k = 0: CSR with 0..8 per vertex). */
-static skn_rig *kernel_rig(test_rig *t, uint32_t k, uint64_t seed, skn_bind_layout layout, uint32_t **offsets_out) {
+/* A random rig with width-k influences (k = 0: CSR with 0..8 per vertex),
+ * its joints scaled (uniformly, per joint) or rigid. */
+static skn_rig *kernel_rig(test_rig *t, uint32_t k, uint64_t seed, skn_bind_layout layout, int rigid,
+                           uint32_t **offsets_out) {
   uint32_t nv = 700;
-  test_rig_random(t, seed, 20, nv, k ? k : 8, 1);
+  test_rig_random(t, seed, 20, nv, k ? k : 8, rigid ? 0 : 1);
   skn_bind_desc d = test_rig_desc(t);
   uint32_t *tris = malloc(nv * 3 * sizeof *tris), *off = NULL;
   float *blend = malloc(nv * sizeof *blend);
@@ -75,10 +78,12 @@ START_TEST(every_kernel_matches_the_scalar_reference) {
   for (size_t l = 0; l < 3; ++l) {
     if (skn_set_simd(LEVELS[l]) != SKN_OK) continue; /* not on this CPU */
     ++levels_run;
-    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; ++w) {
+    for (size_t w = 0; w < 2 * sizeof widths / sizeof widths[0]; ++w) {
+      const int rigid = w % 2;
+      const uint32_t width = widths[w / 2];
       test_rig t;
       uint32_t *off;
-      skn_rig *rig = kernel_rig(&t, widths[w], 300 + w, layout, &off);
+      skn_rig *rig = kernel_rig(&t, width, 300 + w / 2, layout, rigid, &off);
       skn_pose *pose = pose_or_fail(rig);
       ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
       for (int m = SKN_METHOD_LBS_MATRIX; m <= SKN_METHOD_COR; ++m)
@@ -97,9 +102,9 @@ START_TEST(every_kernel_matches_the_scalar_reference) {
              * is short, and normalising magnifies both) */
             double tangent_tol = m == SKN_METHOD_LBS_QUATERNION ? 4e-6 : 2e-6;
             ck_assert_msg(dp <= 1e-6 * t.size && dn <= 2e-6 && dt <= tangent_tol,
-                          "%s, layout %d, width %u, method %d, attrs %d, split %d: positions %g (size %g), "
-                          "normals %g, tangents %g", LEVEL_NAMES[l], layout, widths[w], m, attrs, split, dp, t.size,
-                          dn, dt);
+                          "%s, layout %d, width %u%s, method %d, attrs %d, split %d: positions %g (size %g), "
+                          "normals %g, tangents %g", LEVEL_NAMES[l], layout, width, rigid ? " (rigid)" : "", m, attrs,
+                          split, dp, t.size, dn, dt);
             outputs_free(&ref);
             outputs_free(&got);
           }
@@ -121,7 +126,7 @@ START_TEST(ranges_and_strides_stay_inside) {
     if (skn_set_simd(LEVELS[l]) != SKN_OK) continue;
     test_rig t;
     uint32_t *off;
-    skn_rig *rig = kernel_rig(&t, 4, 77, (skn_bind_layout)_i, &off);
+    skn_rig *rig = kernel_rig(&t, 4, 77, (skn_bind_layout)_i, 0, &off);
     skn_pose *pose = pose_or_fail(rig);
     ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
     uint32_t nv = t.vertex_count;
@@ -200,7 +205,7 @@ START_TEST(streaming_stores_match_cached) {
     if (skn_set_simd(LEVELS[l]) != SKN_OK) continue;
     test_rig t;
     uint32_t *off;
-    skn_rig *rig = kernel_rig(&t, 3, 91, (skn_bind_layout)_i, &off);
+    skn_rig *rig = kernel_rig(&t, 3, 91, (skn_bind_layout)_i, 0, &off);
     skn_pose *pose = pose_or_fail(rig);
     ck_assert_int_eq(skn_pose_set_local(pose, 0, t.joint_count, t.pose), SKN_OK);
     uint32_t nv = t.vertex_count;

@@ -66,6 +66,51 @@ START_TEST(palette_formats) {
 }
 END_TEST
 
+/* A joint whose 3x3 is a rotation to 4e-6 (A^T A = I within it) keeps A
+ * itself as its normal matrix, bit for bit (A^-T differs from it by no
+ * more; the LBS kernels then blend one matrix: lbs_simd.h); any other keeps
+ * A^-T. Scales 1 + 1e-7 (A^T A - I ~ 2e-7) and 1 + 1e-5 (2e-5) fall either
+ * side; a random rigid 40-joint rig is all rotations. */
+START_TEST(rotation_joints_keep_their_matrix_as_normal_matrix) {
+  test_rig t;
+  skn_pose *pose;
+  skn_rig *rig = posed_random_rig(&t, 17, 40, 10, 1, 0, &pose);
+  float rows[40 * 12], nrows[40 * 12];
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_ROWS3X4, rows, sizeof rows), SKN_OK);
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_NORMAL_ROWS3X4, nrows, sizeof nrows), SKN_OK);
+  for (uint32_t j = 0; j < 40; ++j)
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        ck_assert_msg(nrows[j * 12 + r * 4 + c] == rows[j * 12 + r * 4 + c], "joint %u: N(%d,%d) %.9g, M %.9g", j, r,
+                      c, nrows[j * 12 + r * 4 + c], rows[j * 12 + r * 4 + c]);
+  for (int big = 0; big < 2; ++big) { /* a leaf joint (no children: only it changes) scaled uniformly by s */
+    uint32_t leaf = 0;
+    for (uint32_t j = 0; j < 40; ++j) {
+      int parent = 0;
+      for (uint32_t c = 0; c < 40; ++c) parent |= t.parents[c] == (int32_t)j;
+      if (!parent) leaf = j;
+    }
+    float s = big ? 1.00001f : 1.0000001f;
+    skn_transform x = t.pose[leaf];
+    x.scale[0] = x.scale[1] = x.scale[2] = s;
+    ck_assert_int_eq(skn_pose_set_local(pose, leaf, 1, &x), SKN_OK);
+    ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_ROWS3X4, rows, sizeof rows), SKN_OK);
+    ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_NORMAL_ROWS3X4, nrows, sizeof nrows), SKN_OK);
+    int same = 1;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) { /* A^-T = A / s^2 */
+        float n = nrows[leaf * 12 + r * 4 + c], a = rows[leaf * 12 + r * 4 + c];
+        same &= n == a;
+        ck_assert_double_le(fabs(n - a / ((double)s * s)), 1e-6);
+      }
+    ck_assert_msg(same == !big, "scale %.8g: N %s A", s, same ? "==" : "!=");
+  }
+  skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+  test_rig_free(&t);
+}
+END_TEST
+
 /* set_model pins the joints it sets; the others keep their locals and
  * follow their parents; set_local unpins. */
 START_TEST(set_model_semantics) {
@@ -564,6 +609,7 @@ Suite *suite_pose(void) {
   Suite *s = suite_create("pose");
   TCase *tc = tcase_create("pose");
   tcase_add_test(tc, palette_formats);
+  tcase_add_test(tc, rotation_joints_keep_their_matrix_as_normal_matrix);
   tcase_add_test(tc, set_model_semantics);
   tcase_add_test(tc, set_model_equals_set_local);
   tcase_add_test(tc, palette_matches_reference_on_every_instruction_set);
