@@ -280,7 +280,9 @@ typedef enum skn_palette_format {
   SKN_PALETTE_MAT4 = 0,       /* 16 floats per joint, column-major M_i */
   SKN_PALETTE_ROWS3X4,        /* 12 floats: the three rows of M_i's upper 3x4 (std140 vec4[3]) */
   SKN_PALETTE_NORMAL_ROWS3X4, /* 12 floats: rows of the inverse-transpose of M_i's 3x3, each
-                                 padded with a 0 (the cofactor matrix where the 3x3 is singular) */
+                                 padded with a 0 (the cofactor matrix where the 3x3 is singular;
+                                 the 3x3 itself where it is a rotation to 4e-6, A^T A = I within
+                                 that: its inverse-transpose to the same order) */
   SKN_PALETTE_DUAL_QUAT,      /* 8 floats: real xyzw, dual xyzw of M_i's rigid part (POLAR split;
                                  exactly M_i where M_i is rigid) */
   SKN_PALETTE_DUAL_QUAT_SCALE,/* 20 floats: the dual quaternion, then the three rows of the 3x4
