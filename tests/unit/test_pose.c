@@ -74,22 +74,23 @@ END_TEST
 START_TEST(rotation_joints_keep_their_matrix_as_normal_matrix) {
   test_rig t;
   skn_pose *pose;
-  skn_rig *rig = posed_random_rig(&t, 17, 40, 10, 1, 0, &pose);
-  float rows[40 * 12], nrows[40 * 12];
+  enum { JOINTS = 40 };
+  skn_rig *rig = posed_random_rig(&t, 17, JOINTS, 10, 1, 0, &pose);
+  float rows[JOINTS * 12], nrows[JOINTS * 12];
   ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_ROWS3X4, rows, sizeof rows), SKN_OK);
   ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_NORMAL_ROWS3X4, nrows, sizeof nrows), SKN_OK);
-  for (uint32_t j = 0; j < 40; ++j)
+  for (uint32_t j = 0; j < JOINTS; ++j)
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c)
         ck_assert_msg(nrows[j * 12 + r * 4 + c] == rows[j * 12 + r * 4 + c], "joint %u: N(%d,%d) %.9g, M %.9g", j, r,
                       c, nrows[j * 12 + r * 4 + c], rows[j * 12 + r * 4 + c]);
-  for (int big = 0; big < 2; ++big) { /* a leaf joint (no children: only it changes) scaled uniformly by s */
-    uint32_t leaf = 0;
-    for (uint32_t j = 0; j < 40; ++j) {
-      int parent = 0;
-      for (uint32_t c = 0; c < 40; ++c) parent |= t.parents[c] == (int32_t)j;
-      if (!parent) leaf = j;
-    }
+  uint32_t leaf = 0; /* a joint without children: scaling it changes its palette entry alone */
+  for (uint32_t j = 0; j < JOINTS; ++j) {
+    int parent = 0;
+    for (uint32_t c = 0; c < JOINTS; ++c) parent |= t.parents[c] == (int32_t)j;
+    if (!parent) leaf = j;
+  }
+  for (int big = 0; big < 2; ++big) { /* the leaf scaled uniformly by s */
     float s = big ? 1.00001f : 1.0000001f;
     skn_transform x = t.pose[leaf];
     x.scale[0] = x.scale[1] = x.scale[2] = s;
