@@ -15,6 +15,12 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BUILD ?= build
 
+# Builds use every core unless told otherwise (`make -j1` wins): the kernels
+# are a few large translation units, minutes each, that build side by side.
+# Targets that install packages first (deps) build in a sub-make after it.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+MAKEFLAGS += -j$(NPROC)
+
 VERSION := 1.0.0
 SONAME := libskn.so.1
 LIB := $(BUILD)/$(SONAME)
@@ -110,11 +116,13 @@ $(ADDON): $(wildcard plugins/blender/skn_blender/*.py) $(PY_SRC) $(LIB) plugins/
 	@PYTHON=$(PYTHON) plugins/blender/package $(BUILD) $@
 
 # The full benchmark: prints the table, writes build/bench.json (not a test).
-bench: deps all
+bench: deps
+	@$(MAKE) --no-print-directory all
 	@$(CLI) bench --full -o $(BUILD)/bench.json
 
 # Blender's Armature modifier against the add-on, same Blender run (not a test).
-bench-blender: deps $(ADDON)
+bench-blender: deps
+	@$(MAKE) --no-print-directory $(ADDON)
 	@BLENDER_USER_SCRIPTS=$$(mktemp -d) blender -b --factory-startup --python tests/bench/blender_bench.py \
 	  -- $(abspath $(ADDON)) 2>&1 | grep -E '^(machine|mesh|method|Linear|Preserve)'
 
@@ -141,7 +149,8 @@ check-threads: deps
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN="-fsanitize=thread" CFLAGS="-O1 -g" $(BUILD)/tsan/tests/unit
 	@CK_FORK=no $(BUILD)/tsan/tests/unit
 
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) scripts/demo
 
 # Regenerate the ABI baseline after an intended, compatible addition.

@@ -113,7 +113,7 @@ struct skn_rig {
  * 1,000-joint chain 3x slower a joint than a 200- or 4,000-joint one. */
 #define SKN_JOINT_STRIDE(n) (((((size_t)(n) + 31u) >> 4) | 1u) << 4)
 #define SKN_MAT_ROWS 12 /* a 3x4 matrix: row 3c + r holds element (r, c) */
-#define SKN_TRS_ROWS 10 /* a staged skn_transform: translation, rotation, scale */
+#define SKN_TRS_ROWS 10 /* a skn_transform: translation, rotation, scale */
 
 /* Per joint, SKN_PALETTE_FLOATS floats aligned to 64 bytes (the virtual
  * joint, index joint_count, is the identity):
@@ -154,9 +154,10 @@ struct skn_pose {
   const skn_rig *rig;
   /* by position, SKN_JOINT_STRIDE: */
   float *local;                  /* local matrices (TRS composed) */
-  float *staged;                 /* skn_pose_set_local's validated transforms (SKN_TRS_ROWS) */
+  float *staged;                 /* skn_pose_set_local's validated transforms, composed: the locals to be */
   float *world;                  /* W_i^A's 3x4 (SKN_POSE_WORLD) */
-  uint8_t *pinned;               /* 1 where set_model gave W_i^A directly */
+  uint8_t *pinned;               /* 1 where set_model gave W_i^A directly ... */
+  uint32_t pinned_count;         /* ... and how many (0: forward kinematics writes whole groups) */
   float *lbs_palette;            /* (joint_count + 1) x SKN_PALETTE_FLOATS, set with the pose */
   float *dq_palette[2];          /* the same per skn_dqs_scale, derived with the rotation forms */
   float *quat_palette;           /* the same for LBS_QUATERNION, derived with its forms */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Locals [first, first + count) from their staged transforms, forward
+/* Locals [first, first + count) from their staged matrices, forward
  * kinematics and the LBS palette; the rotation forms are stale from here. */
 static void pose_update(skn_pose *pose, uint32_t first, uint32_t count) {
   __atomic_store_n(&pose->derived, 0, __ATOMIC_RELEASE);
@@ -30,7 +30,7 @@ SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
     pose->rig = rig;
     pthread_mutex_init(&pose->lock, NULL);
     pose->local = malloc(local_bytes);
-    pose->staged = calloc(stride * SKN_TRS_ROWS, sizeof(float));
+    pose->staged = calloc(stride * SKN_MAT_ROWS, sizeof(float));
     pose->world = calloc(stride * SKN_MAT_ROWS, sizeof(float));
     pose->pinned = calloc(stride, 1);
     pose->xforms = malloc(n * sizeof *pose->xforms);
@@ -94,7 +94,10 @@ SKN_API skn_status skn_pose_set_local(skn_pose *pose, uint32_t first, uint32_t c
   if (s != SKN_OK) return s;
   uint32_t bad = skn__kernels()->pose_stage(pose, first, count, local);
   if (bad < count) return refuse_local(first + bad, &local[bad]);
-  for (uint32_t j = first; j < first + count; ++j) pose->pinned[pose->rig->position[j]] = 0; /* set_model's, undone */
+  for (uint32_t j = first; pose->pinned_count && j < first + count; ++j) { /* set_model's, undone */
+    uint8_t *pinned = &pose->pinned[pose->rig->position[j]];
+    pose->pinned_count -= *pinned, *pinned = 0;
+  }
   pose_update(pose, first, count);
   return SKN_OK;
 }
@@ -115,7 +118,8 @@ SKN_API skn_status skn_pose_set_model(skn_pose *pose, uint32_t first, uint32_t c
     const float *m = joint_to_model16 + (size_t)k * 16;
     for (int c = 0; c < 4; ++c)
       for (int r = 0; r < 3; ++r) SKN_POSE_WORLD(pose, first + k, r, c) = m[c * 4 + r];
-    pose->pinned[pose->rig->position[first + k]] = 1;
+    uint8_t *pinned = &pose->pinned[pose->rig->position[first + k]];
+    pose->pinned_count += !*pinned, *pinned = 1;
   }
   pose_update(pose, 0, 0);
   return SKN_OK;

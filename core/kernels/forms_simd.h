@@ -12,9 +12,10 @@
  * differences and sums; Shepperd 1978, J. Guidance Control 1(3)). The same
  * double and float operations in the same order as palette.c and mat3.h,
  * each lane taking its branch by masks, so the forms are bit for bit the
- * same on every set. Four lanes of double on every set: 256 bits, the
- * widest Zen 4 executes per operation; the portable build splits them into
- * SSE2 pairs. Included by pose_<isa>.c, which names the functions
+ * same on every set. Eight lanes of double under AVX-512 (Zen 5 executes
+ * them whole; Zen 4 in two halves, still half the instructions), four on
+ * the other sets (the portable build splits them into SSE2 pairs).
+ * Included by pose_<isa>.c, which names the functions
  * (SKN_DQ_FORMS_KERNEL, SKN_QUAT_FORMS_KERNEL). */
 #include "kernels.h"
 
@@ -22,10 +23,17 @@
 #include <math.h>
 #include <string.h>
 
-typedef float fm_f __attribute__((vector_size(16)));
-typedef int fm_i __attribute__((vector_size(16)));
-typedef double fm_d __attribute__((vector_size(32)));
-typedef long long fm_m __attribute__((vector_size(32)));
+#if defined(__AVX512F__)
+#define FM_W 8
+#else
+#define FM_W 4
+#endif
+
+typedef float fm_q __attribute__((vector_size(16))); /* one joint's column */
+typedef int fm_qi __attribute__((vector_size(16)));
+typedef float fm_f __attribute__((vector_size(FM_W * sizeof(float)))); /* lanes = joints */
+typedef double fm_d __attribute__((vector_size(FM_W * sizeof(double))));
+typedef long long fm_m __attribute__((vector_size(FM_W * sizeof(double))));
 
 static inline fm_d fm_sel(fm_m m, fm_d a, fm_d b) { return (fm_d)((m & (fm_m)a) | (~m & (fm_m)b)); }
 
@@ -34,7 +42,9 @@ static inline fm_d fm_abs(fm_d a) { return (fm_d)((fm_m)a & ((fm_m){0} + 0x7FFFF
 static inline fm_d fm_max(fm_d off, fm_d e) { return fm_sel(e > off, e, off); } /* a NaN e leaves off, as palette.c's */
 
 static inline fm_d fm_sqrt(fm_d x) {
-#if defined(__AVX__)
+#if FM_W == 8
+  return (fm_d)_mm512_sqrt_pd((__m512d)x);
+#elif defined(__AVX__)
   return (fm_d)_mm256_sqrt_pd((__m256d)x);
 #else
   __m128d lo, hi;
@@ -48,33 +58,62 @@ static inline fm_d fm_sqrt(fm_d x) {
 }
 
 /* Rows r0..r3 to columns: lane l of the result k is lane k of r_l. */
-static inline void fm_transpose(fm_f o[4], fm_f r0, fm_f r1, fm_f r2, fm_f r3) {
-  fm_f t0 = __builtin_shuffle(r0, r1, (fm_i){0, 4, 1, 5}), t1 = __builtin_shuffle(r2, r3, (fm_i){0, 4, 1, 5});
-  fm_f t2 = __builtin_shuffle(r0, r1, (fm_i){2, 6, 3, 7}), t3 = __builtin_shuffle(r2, r3, (fm_i){2, 6, 3, 7});
-  o[0] = __builtin_shuffle(t0, t1, (fm_i){0, 1, 4, 5}), o[1] = __builtin_shuffle(t0, t1, (fm_i){2, 3, 6, 7});
-  o[2] = __builtin_shuffle(t2, t3, (fm_i){0, 1, 4, 5}), o[3] = __builtin_shuffle(t2, t3, (fm_i){2, 3, 6, 7});
+static inline void fm_transpose(fm_q o[4], fm_q r0, fm_q r1, fm_q r2, fm_q r3) {
+  fm_q t0 = __builtin_shuffle(r0, r1, (fm_qi){0, 4, 1, 5}), t1 = __builtin_shuffle(r2, r3, (fm_qi){0, 4, 1, 5});
+  fm_q t2 = __builtin_shuffle(r0, r1, (fm_qi){2, 6, 3, 7}), t3 = __builtin_shuffle(r2, r3, (fm_qi){2, 6, 3, 7});
+  o[0] = __builtin_shuffle(t0, t1, (fm_qi){0, 1, 4, 5}), o[1] = __builtin_shuffle(t0, t1, (fm_qi){2, 3, 6, 7});
+  o[2] = __builtin_shuffle(t2, t3, (fm_qi){0, 1, 4, 5}), o[3] = __builtin_shuffle(t2, t3, (fm_qi){2, 3, 6, 7});
 }
 
-static inline fm_f fm_load(const float *p) {
-  fm_f v;
+/* FM_W joints' 4-float columns q[l] to lanes: o[k] lane l = q[l][k]. */
+static inline void fm_to_lanes(fm_f o[4], const fm_q q[FM_W]) {
+  fm_q lo[4];
+  fm_transpose(lo, q[0], q[1], q[2], q[3]);
+#if FM_W == 8
+  fm_q hi[4];
+  fm_transpose(hi, q[4], q[5], q[6], q[7]);
+  _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k) o[k] = __builtin_shufflevector(lo[k], hi[k], 0, 1, 2, 3, 4, 5, 6, 7);
+#else
+  _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k) o[k] = lo[k];
+#endif
+}
+
+/* The inverse: lanes a[0..3] to the joints' columns, q[l][k] = a[k] lane l. */
+static inline void fm_to_joints(fm_q q[FM_W], fm_f a0, fm_f a1, fm_f a2, fm_f a3) {
+#if FM_W == 8
+  fm_q lo[4] = {__builtin_shufflevector(a0, a0, 0, 1, 2, 3), __builtin_shufflevector(a1, a1, 0, 1, 2, 3),
+                __builtin_shufflevector(a2, a2, 0, 1, 2, 3), __builtin_shufflevector(a3, a3, 0, 1, 2, 3)};
+  fm_q hi[4] = {__builtin_shufflevector(a0, a0, 4, 5, 6, 7), __builtin_shufflevector(a1, a1, 4, 5, 6, 7),
+                __builtin_shufflevector(a2, a2, 4, 5, 6, 7), __builtin_shufflevector(a3, a3, 4, 5, 6, 7)};
+  fm_transpose(q, lo[0], lo[1], lo[2], lo[3]);
+  fm_transpose(q + 4, hi[0], hi[1], hi[2], hi[3]);
+#else
+  fm_transpose(q, a0, a1, a2, a3);
+#endif
+}
+
+static inline fm_q fm_load(const float *p) {
+  fm_q v;
   memcpy(&v, p, sizeof v);
   return v;
 }
 
-/* col[c][r]: element (r, c) of joints j .. j + 3's M_i, and a: their 3x3
- * in double, row-major (mat3.h's skn_m3_from_mat4). */
+/* col[c][r]: element (r, c) of joints j .. j + FM_W - 1's M_i, and a:
+ * their 3x3 in double, row-major (mat3.h's skn_m3_from_mat4). */
 static inline void fm_load_m(fm_f col[4][4], fm_d a[9], const skn_pose *pose, uint32_t j) {
   const float *m = pose->lbs_palette + (size_t)j * SKN_PALETTE_FLOATS;
-  _Pragma("GCC unroll 4") for (int c = 0; c < 4; ++c)
-    fm_transpose(col[c], fm_load(m + 4 * c), fm_load(m + SKN_PALETTE_FLOATS + 4 * c),
-                 fm_load(m + 2 * SKN_PALETTE_FLOATS + 4 * c), fm_load(m + 3 * SKN_PALETTE_FLOATS + 4 * c));
+  _Pragma("GCC unroll 4") for (int c = 0; c < 4; ++c) {
+    fm_q q[FM_W];
+    _Pragma("GCC unroll 8") for (int l = 0; l < FM_W; ++l) q[l] = fm_load(m + (size_t)l * SKN_PALETTE_FLOATS + 4 * c);
+    fm_to_lanes(col[c], q);
+  }
   _Pragma("GCC unroll 4") for (int r = 0; r < 3; ++r)
     _Pragma("GCC unroll 4") for (int c = 0; c < 3; ++c) a[r * 3 + c] = __builtin_convertvector(col[c][r], fm_d);
 }
 
 /* The quaternion of the rotation a (row-major, lanes = joints) as
  * skn_m3_to_quat computes it: {x, y, z, w}. */
-static inline void fm_quat(fm_d q[4], const fm_d a[9]) {
+SKN_INLINE void fm_quat(fm_d q[4], const fm_d a[9]) {
   fm_d tr = a[0] + a[4] + a[8];
   fm_m c0 = tr > 0.0, c1 = ~c0 & (a[0] > a[4]) & (a[0] > a[8]), c2 = ~c0 & ~c1 & (a[4] > a[8]);
   fm_d arg = fm_sel(c0, 1.0 + tr, fm_sel(c1, 1.0 + a[0] - a[4] - a[8],
@@ -108,8 +147,8 @@ static inline fm_m fm_rigid(const fm_d a[9]) {
   return (off <= 1e-4) & (det > 0.0);
 }
 
-/* The DQS forms of joints j .. j + 3. */
-static inline void dq_forms4(skn_pose *pose, uint32_t j, int split) {
+/* The DQS forms of joints j .. j + FM_W - 1. */
+static inline void dq_forms_lanes(skn_pose *pose, uint32_t j, int split) {
   fm_f col[4][4];
   fm_d a[9], q[4];
   fm_load_m(col, a, pose, j);
@@ -121,11 +160,11 @@ static inline void dq_forms4(skn_pose *pose, uint32_t j, int split) {
   dual[1] = 0.5f * (t1 * real[3] + t2 * real[0] - t0 * real[2]);
   dual[2] = 0.5f * (t2 * real[3] + t0 * real[1] - t1 * real[0]);
   dual[3] = -0.5f * (t0 * real[0] + t1 * real[1] + t2 * real[2]);
-  fm_f qr[4], qd[4]; /* per joint */
-  fm_transpose(qr, real[0], real[1], real[2], real[3]);
-  fm_transpose(qd, dual[0], dual[1], dual[2], dual[3]);
+  fm_q qr[FM_W], qd[FM_W]; /* per joint */
+  fm_to_joints(qr, real[0], real[1], real[2], real[3]);
+  fm_to_joints(qd, dual[0], dual[1], dual[2], dual[3]);
   static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-  _Pragma("GCC unroll 4") for (int l = 0; l < 4; ++l) {
+  _Pragma("GCC unroll 8") for (int l = 0; l < FM_W; ++l) {
     if (!rigid[l]) {
       skn__dq_form(pose, j + l, split);
       continue;
@@ -143,9 +182,9 @@ static inline void dq_forms4(skn_pose *pose, uint32_t j, int split) {
   }
 }
 
-/* The LBS_QUATERNION forms of joints j .. j + 3 (palette.c's
+/* The LBS_QUATERNION forms of joints j .. j + FM_W - 1 (palette.c's
  * lbs_quaternion_form and quat_palette_entry). */
-static inline void quat_forms4(skn_pose *pose, uint32_t j) {
+static inline void quat_forms_lanes(skn_pose *pose, uint32_t j) {
   fm_f col[4][4];
   fm_d a[9], q[4], g[6];
   fm_load_m(col, a, pose, j);
@@ -172,11 +211,11 @@ static inline void quat_forms4(skn_pose *pose, uint32_t j) {
                 2 * (x * z - y * w),     2 * (y * z + x * w), 1 - 2 * (x * x + y * y)};
   _Pragma("GCC unroll 9") for (int i = 0; i < 9; ++i) e[i] = __builtin_convertvector(sd * rot[i], fm_f);
   e[9] = __builtin_convertvector(fm_sel(sd > 0.0, 1.0 / (sd * sd), (fm_d){0}), fm_f);
-  fm_f row0[4], row1[4], quat[4];
-  fm_transpose(row0, e[0], e[1], e[2], e[3]);
-  fm_transpose(row1, e[4], e[5], e[6], e[7]);
-  fm_transpose(quat, qf[0], qf[1], qf[2], qf[3]);
-  _Pragma("GCC unroll 4") for (int l = 0; l < 4; ++l) {
+  fm_q row0[FM_W], row1[FM_W], quat[FM_W];
+  fm_to_joints(row0, e[0], e[1], e[2], e[3]);
+  fm_to_joints(row1, e[4], e[5], e[6], e[7]);
+  fm_to_joints(quat, qf[0], qf[1], qf[2], qf[3]);
+  _Pragma("GCC unroll 8") for (int l = 0; l < FM_W; ++l) {
     skn_joint_xform *xf = &pose->xforms[j + l];
     const float *c = pose->rig->bind[j + l] + 12; /* c_i, and b_i = W_i^A's origin */
     const float b[3] = {SKN_POSE_WORLD(pose, j + l, 0, 3), SKN_POSE_WORLD(pose, j + l, 1, 3),
@@ -198,12 +237,12 @@ static inline void quat_forms4(skn_pose *pose, uint32_t j) {
 
 void SKN_DQ_FORMS_KERNEL(skn_pose *pose, int split) {
   uint32_t n = pose->rig->joint_count, j = 0;
-  for (; j + 4 <= n; j += 4) dq_forms4(pose, j, split);
+  for (; j + FM_W <= n; j += FM_W) dq_forms_lanes(pose, j, split);
   for (; j < n; ++j) skn__dq_form(pose, j, split);
 }
 
 void SKN_QUAT_FORMS_KERNEL(skn_pose *pose) {
   uint32_t n = pose->rig->joint_count, j = 0;
-  for (; j + 4 <= n; j += 4) quat_forms4(pose, j);
+  for (; j + FM_W <= n; j += FM_W) quat_forms_lanes(pose, j);
   for (; j < n; ++j) skn__quat_form(pose, j);
 }

@@ -46,11 +46,12 @@ typedef struct skn_kernel_set {
   const char *name;
   skn_kernel_fn lbs, lbs_quaternion, dqs, blend, cor;
   /* validates the transforms of joints [first, first + count) and stages
-   * them (pose->staged); returns the index in `local` of the first with a
-   * NaN or infinity or a zero rotation, or count when all are valid */
+   * their local matrices (pose->staged); returns the index in `local` of
+   * the first with a NaN or infinity or a zero rotation, or count when all
+   * are valid */
   uint32_t (*pose_stage)(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local);
-  /* locals [first, first + count) from the staged transforms (count 0:
-   * none), then forward kinematics and the LBS palette (pose_simd.h) */
+  /* the staged locals of [first, first + count) become the pose's (count
+   * 0: none), then forward kinematics and the LBS palette (pose_simd.h) */
   void (*pose)(skn_pose *pose, uint32_t first, uint32_t count);
   /* every joint's DQS form under `split`, and every joint's LBS_QUATERNION
    * form, from the LBS palette, bit for bit palette.c's (forms_simd.h) */

@@ -12,7 +12,9 @@
  * narrower than a few lanes (a chain: a spine, a tail, fingers) goes a
  * joint at a time instead. The matrices are turned around (soa.h's
  * transposes) only where they meet a per-joint layout: the caller's
- * skn_transform array and the palette.
+ * skn_transform array and the palette. Validation composes the locals as it
+ * goes, into a buffer of their own that becomes the pose's once every
+ * transform has passed (the whole skeleton: the two buffers trade places).
  *
  * The arithmetic is the plain formula in the same order on every set and
  * in every path (C99 does not contract a * b + c), so the palette is bit
@@ -82,27 +84,48 @@ SKN_INLINE ilanes lanes_in_range(const skn_rig *rig, uint32_t k0, uint32_t first
 }
 
 /* The inverse for 16 elements: in[e] to each lane's row at dst[l], for the
- * lanes l < used. */
-SKN_INLINE void lanes_scatter_rows(float *const dst[SKN_L], const lanes in[16], int used) {
+ * lanes l < used; with `copy`, the row's first 12 elements again 16 floats
+ * on and 4 zeros after them (a palette entry's N = M's 3x3, palette_group). */
+SKN_INLINE void lanes_scatter_rows(float *const dst[SKN_L], const lanes in[16], int used, const int copy) {
   SKN_UNROLL for (int h = 0; h * SKN_L < 16; ++h) {
     lanes r[SKN_L];
     SKN_UNROLL for (int i = 0; i < SKN_L; ++i) r[i] = in[h * SKN_L + i];
     lanes_transpose(r);
-    SKN_UNROLL for (int l = 0; l < used; ++l) lanes_store(dst[l] + h * SKN_L, r[l]);
+    ilanes first12 = (ilanes){SKN_IL(SKN_LANE_INDEX, 0)} + h * SKN_L < 12;
+    SKN_UNROLL for (int l = 0; l < used; ++l) {
+      lanes_store(dst[l] + h * SKN_L, r[l]);
+      if (copy) lanes_store(dst[l] + 16 + h * SKN_L, (lanes)(first12 & (ilanes)r[l]));
+    }
   }
 }
 
 /* ---- validation and staging ---- */
 
+/* local = T R S (glTF 2.0 sec. 3.5.3) per lane, as skn_mat4_from_trs: R the
+ * rotation of q / |q| for any non-zero q, I + (2/|q|^2)(w [v]x + [v]x^2). */
+SKN_INLINE void local_from_trs(lanes m[SKN_MAT_ROWS], const lanes t[SKN_TRS_ROWS]) {
+  lanes x = t[3], y = t[4], z = t[5], w = t[6];
+  lanes k = 2.0f / (x * x + y * y + z * z + w * w);
+  lanes xk = x * k, yk = y * k, zk = z * k;
+  lanes xx = x * xk, yy = y * yk, zz = z * zk, xy = x * yk, xz = x * zk, yz = y * zk;
+  lanes wx = w * xk, wy = w * yk, wz = w * zk;
+  m[0] = (1.0f - (yy + zz)) * t[7], m[1] = (xy + wz) * t[7], m[2] = (xz - wy) * t[7];
+  m[3] = (xy - wz) * t[8], m[4] = (1.0f - (xx + zz)) * t[8], m[5] = (yz + wx) * t[8];
+  m[6] = (xz + wy) * t[9], m[7] = (yz - wx) * t[9], m[8] = (1.0f - (xx + yy)) * t[9];
+  m[9] = t[0], m[10] = t[1], m[11] = t[2];
+}
+
+
 /* The row of a lane whose joint is outside the range: an identity
  * transform, padded to 16 floats. */
 static const float trs_identity[16] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
 
-/* Stages the group at position k0 (pose->staged) and returns 1s in its
- * lanes whose transform has a NaN or infinity (f - f is 0 only for finite
- * f; the sum keeps a NaN) or a zero quaternion (the |q|^2 the local divides
- * by). A lane's row is 16 floats from its transform's start: past the 40
- * bytes of the range's last transform, which is read from `last` instead. */
+/* Stages the group at position k0: its locals composed (pose->staged),
+ * and returns 1s in its lanes whose transform has a NaN or infinity (f - f
+ * is 0 only for finite f; the sum keeps a NaN) or a zero quaternion (the
+ * |q|^2 the local divides by). A lane's row is 16 floats from its
+ * transform's start: past the 40 bytes of the range's last transform,
+ * which is read from `last` instead. */
 SKN_INLINE ilanes stage_group(skn_pose *pose, uint32_t k0, uint32_t first, uint32_t count,
                               const skn_transform *local, const float *last) {
   const float *src[SKN_L];
@@ -110,12 +133,13 @@ SKN_INLINE ilanes stage_group(skn_pose *pose, uint32_t k0, uint32_t first, uint3
     uint32_t i = pose->rig->order[k0 + (uint32_t)l] - first; /* wraps below first */
     src[l] = i >= count ? trs_identity : i + 1 == count ? last : (const float *)&local[i];
   }
-  lanes t[SKN_TRS_ROWS];
+  lanes t[SKN_TRS_ROWS], m[SKN_MAT_ROWS];
   lanes_gather_rows(t, SKN_TRS_ROWS, src);
   lanes z = t[0] - t[0];
   SKN_UNROLL for (int e = 1; e < SKN_TRS_ROWS; ++e) z += t[e] - t[e];
   lanes qq = t[3] * t[3] + t[4] * t[4] + t[5] * t[5] + t[6] * t[6];
-  SKN_UNROLL for (int e = 0; e < SKN_TRS_ROWS; ++e) lanes_store(pose->staged + e * pose->rig->joint_stride + k0, t[e]);
+  local_from_trs(m, t);
+  SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) lanes_store(pose->staged + e * pose->rig->joint_stride + k0, m[e]);
   return ~((ilanes)(z == 0.0f) & (ilanes)(qq != 0.0f));
 }
 
@@ -133,34 +157,22 @@ uint32_t SKN_POSE_STAGE_KERNEL(skn_pose *pose, uint32_t first, uint32_t count, c
   return bad;
 }
 
-/* ---- locals from TRS ---- */
-
-/* local = T R S (glTF 2.0 sec. 3.5.3) per lane, as skn_mat4_from_trs: R the
- * rotation of q / |q| for any non-zero q, I + (2/|q|^2)(w [v]x + [v]x^2). */
-SKN_INLINE void local_from_trs(lanes m[SKN_MAT_ROWS], const lanes t[SKN_TRS_ROWS]) {
-  lanes x = t[3], y = t[4], z = t[5], w = t[6];
-  lanes k = 2.0f / (x * x + y * y + z * z + w * w);
-  lanes xk = x * k, yk = y * k, zk = z * k;
-  lanes xx = x * xk, yy = y * yk, zz = z * zk, xy = x * yk, xz = x * zk, yz = y * zk;
-  lanes wx = w * xk, wy = w * yk, wz = w * zk;
-  m[0] = (1.0f - (yy + zz)) * t[7], m[1] = (xy + wz) * t[7], m[2] = (xz - wy) * t[7];
-  m[3] = (xy - wz) * t[8], m[4] = (1.0f - (xx + zz)) * t[8], m[5] = (yz + wx) * t[8];
-  m[6] = (xz + wy) * t[9], m[7] = (yz - wx) * t[9], m[8] = (1.0f - (xx + yy)) * t[9];
-  m[9] = t[0], m[10] = t[1], m[11] = t[2];
-}
-
-static void set_locals(skn_pose *pose, uint32_t first, uint32_t count) {
+/* The staged locals of joints [first, first + count) become the pose's:
+ * the whole skeleton by trading the two buffers, a part lane by lane. */
+static void commit_locals(skn_pose *pose, uint32_t first, uint32_t count) {
   const skn_rig *rig = pose->rig;
+  if (first == 0 && count == rig->joint_count) {
+    float *t = pose->local;
+    pose->local = pose->staged, pose->staged = t;
+    return;
+  }
   size_t stride = rig->joint_stride;
   for (uint32_t k0 = 0; k0 < rig->joint_count; k0 += SKN_L) {
     ilanes in = lanes_in_range(rig, k0, first, count);
     if (!lanes_any(in)) continue;
-    lanes t[SKN_TRS_ROWS], m[SKN_MAT_ROWS];
-    SKN_UNROLL for (int e = 0; e < SKN_TRS_ROWS; ++e) t[e] = lanes_load(pose->staged + e * stride + k0);
-    local_from_trs(m, t);
     SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) {
       float *p = pose->local + e * stride + k0;
-      lanes_store(p, lanes_select(in, lanes_load(p), m[e]));
+      lanes_store(p, lanes_select(in, lanes_load(p), lanes_load(pose->staged + e * stride + k0)));
     }
   }
 }
@@ -237,8 +249,10 @@ SKN_INLINE void load_parents(lanes a[SKN_MAT_ROWS], const skn_pose *pose, uint32
 }
 
 /* Positions [k0, k0 + SKN_L) of a level ending at `end`: each lane's parent
- * read by load_parents (none: level 0, W^A = local); lanes past the level and pinned
- * joints keep their W^A. */
+ * read by load_parents (none: level 0, W^A = local). Pinned joints keep
+ * their W^A, and so, where some joint is pinned, do the lanes past the
+ * level; where none is, those lanes take what they get: they are the next
+ * level's, computed after this one, or the padding past joint_count. */
 static void fk_group(skn_pose *pose, uint32_t k0, uint32_t end, int roots) {
   const skn_rig *rig = pose->rig;
   size_t s = rig->joint_stride;
@@ -250,6 +264,10 @@ static void fk_group(skn_pose *pose, uint32_t k0, uint32_t end, int roots) {
     lanes a[SKN_MAT_ROWS];
     load_parents(a, pose, k0, end);
     lanes_mul_affine(w, a, l);
+  }
+  if (pose->pinned_count == 0) {
+    SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) lanes_store(pose->world + e * s + k0, w[e]);
+    return;
   }
   uint8_t pinned[SKN_L];
   memcpy(pinned, pose->pinned + k0, sizeof pinned);
@@ -309,28 +327,33 @@ SKN_INLINE ilanes lanes_rotation_mask(const lanes a[SKN_MAT_ROWS], lanes det) {
 }
 
 /* N = cof(A) / det A for A = M's 3x3 (cof(A)'s columns a1 x a2, a2 x a0,
- * a0 x a1; det A = a0 . (a1 x a2)), or A where A is a rotation (the mask
- * returned). Where A is singular under the
- * contract's rule (mat4.h: |det| <= 1e-7 |a0| |a1| |a2|, here squared, the
- * product in double: no overflow below column lengths of 1e12) N is the
- * cofactor matrix alone (times 1): its columns still span the normals'
- * directions, which the kernels normalize. */
-SKN_INLINE ilanes lanes_normal_matrix(lanes n[9], const lanes a[SKN_MAT_ROWS]) {
-  lanes_cross(n, a + 3, a + 6);
+ * a0 x a1; det A = a0 . (a1 x a2)), with n[0..2] = a1 x a2 and det given,
+ * or A in the lanes where A is a rotation. Where A is singular under the
+ * contract's rule (mat4.h: |det| <= 1e-7 |a0| |a1| |a2|, here squared, in
+ * double: no overflow below column lengths of 1e12) N is the cofactor
+ * matrix alone (times 1): its columns still span the normals' directions,
+ * which the kernels normalize. Only that comparison is in double, and its
+ * sign comes back to float to be tested: 1024-bit double masks have no
+ * instructions, and GCC compared them a lane at a time (a third of the
+ * pose's time). 1 / det in float is the double quotient rounded (float
+ * division is correctly rounded). */
+SKN_INLINE void lanes_normal_matrix(lanes n[9], const lanes a[SKN_MAT_ROWS], lanes det, ilanes rotation) {
   lanes_cross(n + 3, a + 6, a);
   lanes_cross(n + 6, a, a + 3);
-  dlanes det = lanes_dot3(a, n), len2 = lanes_dot3(a, a) * lanes_dot3(a + 3, a + 3) * lanes_dot3(a + 6, a + 6);
-  dmask regular = det * det > 1e-14 * len2;
-  dlanes inv = (dlanes)((regular & (dmask)(1.0 / det)) | (~regular & (dmask)((dlanes){0} + 1.0)));
-  lanes f = __builtin_convertvector(inv, lanes);
-  ilanes rotation = lanes_rotation_mask(a, __builtin_convertvector(det, lanes));
+  dlanes ddet = __builtin_convertvector(det, dlanes);
+  dlanes len2 = lanes_dot3(a, a) * lanes_dot3(a + 3, a + 3) * lanes_dot3(a + 6, a + 6);
+  /* a positive margin below FLT_MIN rounds to 0: singular, as at the rule's edge */
+  ilanes regular = __builtin_convertvector(ddet * ddet - 1e-14 * len2, lanes) > 0.0f;
+  lanes f = lanes_select(regular, lanes_splat(1.0f), 1.0f / det);
   SKN_UNROLL for (int e = 0; e < 9; ++e) n[e] = lanes_select(rotation, n[e] * f, a[e]);
-  return rotation;
 }
 
 /* The palette entries of the joints at positions [k0, k0 + SKN_L) below
  * joint_count: M's 4x4 and N's three columns padded and a zero column
- * (internal.h), at their joints' indices. */
+ * (internal.h), at their joints' indices. Where every joint of the group is
+ * a rotation (lanes_rotation_mask), N's entry is M's first 12 floats and
+ * zeros, stored from M's transposed rows; else N is computed and turned
+ * around apart. */
 static void palette_group(skn_pose *pose, uint32_t k0) {
   const skn_rig *rig = pose->rig;
   size_t s = rig->joint_stride;
@@ -343,24 +366,32 @@ static void palette_group(skn_pose *pose, uint32_t k0) {
     b[e] = lanes_load(rig->inverse_bind + e * s + k0);
   }
   lanes_mul_affine(m, w, b); /* M_i = W_i^A (W_i^R)^-1 */
+  lanes_cross(n, m + 3, m + 6);
+  lanes det = m[0] * n[0] + m[1] * n[1] + m[2] * n[2];
+  ilanes rotation = lanes_rotation_mask(m, det);
+  int rigid = !lanes_any(~rotation & ((ilanes){SKN_IL(SKN_LANE_INDEX, 0)} < used));
   lanes zero = lanes_splat(0.0f);
   SKN_UNROLL for (int c = 0; c < 4; ++c) {
     SKN_UNROLL for (int r = 0; r < 3; ++r) out[4 * c + r] = m[3 * c + r];
     out[4 * c + 3] = c < 3 ? zero : lanes_splat(1.0f);
   }
-  lanes_scatter_rows(dst, out, used);
-  ilanes rotation = lanes_normal_matrix(n, m);
-  for (int l = 0; l < used; ++l) pose->lbs_rigid &= rotation[l] != 0;
+  if (rigid) {
+    lanes_scatter_rows(dst, out, used, 1);
+    return;
+  }
+  lanes_scatter_rows(dst, out, used, 0);
+  pose->lbs_rigid = 0;
+  lanes_normal_matrix(n, m, det, rotation);
   SKN_UNROLL for (int c = 0; c < 4; ++c) {
     SKN_UNROLL for (int r = 0; r < 3; ++r) out[4 * c + r] = c < 3 ? n[3 * c + r] : zero;
     out[4 * c + 3] = zero;
   }
   SKN_UNROLL for (int l = 0; l < used; ++l) dst[l] += 16;
-  lanes_scatter_rows(dst, out, used);
+  lanes_scatter_rows(dst, out, used, 0);
 }
 
 void SKN_POSE_KERNEL(skn_pose *pose, uint32_t first, uint32_t count) {
-  if (count) set_locals(pose, first, count);
+  if (count) commit_locals(pose, first, count);
   forward_kinematics(pose);
   pose->lbs_rigid = 1;
   for (uint32_t k0 = 0; k0 < pose->rig->joint_count; k0 += SKN_L) palette_group(pose, k0);

@@ -325,9 +325,9 @@ START_TEST(quaternion_forms_same_on_every_instruction_set) {
 END_TEST
 
 /* t's palette, set on every instruction set as one call and in pieces (a
- * range [pieces[p], pieces[p + 1]) per call): equal to the double-precision
- * reference, the pieces bit for bit the one call, and the sets bit for bit
- * one another. */
+ * range [pieces[p], pieces[p + 1]) per call, after a whole pose of
+ * identities): equal to the double-precision reference, the pieces bit for
+ * bit the one call, and the sets bit for bit one another. */
 static void check_pose_by_levels(test_rig *t, const uint32_t *pieces, size_t piece_count) {
   static const skn_simd levels[] = {SKN_SIMD_SCALAR, SKN_SIMD_PORTABLE, SKN_SIMD_AVX2, SKN_SIMD_AVX512};
   uint32_t n = t->joint_count;
@@ -338,11 +338,14 @@ static void check_pose_by_levels(test_rig *t, const uint32_t *pieces, size_t pie
   size_t floats = (size_t)n * 16;
   float *keep = malloc(floats * sizeof(float)), *got = malloc(floats * sizeof(float)),
         *piecewise = malloc(floats * sizeof(float));
+  skn_transform *identities = malloc(n * sizeof *identities);
   int runs = 0;
   for (size_t l = 0; l < sizeof levels / sizeof levels[0]; ++l) {
     if (skn_set_simd(levels[l]) != SKN_OK) continue;
     skn_pose *whole = pose_or_fail(rig), *parts = pose_or_fail(rig);
     ck_assert_int_eq(skn_pose_set_local(whole, 0, n, t->pose), SKN_OK);
+    for (uint32_t j = 0; j < n; ++j) identities[j] = transform_identity();
+    ck_assert_int_eq(skn_pose_set_local(parts, 0, n, identities), SKN_OK); /* the pieces land on another pose */
     for (size_t p = 0; p + 1 < piece_count; ++p)
       ck_assert_int_eq(skn_pose_set_local(parts, pieces[p], pieces[p + 1] - pieces[p], t->pose + pieces[p]), SKN_OK);
     ck_assert_int_eq(skn_pose_palette(whole, SKN_PALETTE_MAT4, got, floats * sizeof(float)), SKN_OK);
@@ -362,6 +365,7 @@ static void check_pose_by_levels(test_rig *t, const uint32_t *pieces, size_t pie
   }
   ck_assert_int_ge(runs, 2);
   ck_assert_int_eq(skn_set_simd(SKN_SIMD_AUTO), SKN_OK);
+  free(identities);
   free(keep);
   free(got);
   free(piecewise);
