@@ -82,6 +82,35 @@ SKN_INLINE void slot_rows8(const float *pal, const uint16_t *J, const int k, con
 #undef SKN_REC
 }
 
+/* The first four floats of slot i's records (the rotation alone: COR) as
+ * rows 0..3: vector j holds, in its 128-bit part p, vertex 4p + j's record;
+ * a 4 x 4 transpose inside each part (vunpck*ps, then vshufps: neither on
+ * Zen 5's FMA pipes) leaves vertex 4p + j's element e in row e, lane
+ * 4p + j. Three 128-bit inserts and eight shuffles a slot, where the
+ * 8-float records' transpose takes eight inserts and 24 shuffles. */
+#define SKN_UNPCK(l, hi) (((l) & 1) * SKN_L + ((l) & ~3) + 2 * (hi) + (((l) >> 1) & 1))
+#define SKN_MOVH(l, hi) ((((l) >> 1) & 1) * SKN_L + ((l) & ~3) + 2 * (hi) + ((l) & 1))
+SKN_INLINE void slot_rows4(const float *pal, const uint16_t *J, const int k, const int i, lanes q[4]) {
+#define SKN_REC4(l) ld4(pal + (size_t)J[(l) * k + i] * SKN_PALETTE_FLOATS)
+  lanes a[4];
+  SKN_UNROLL for (int j = 0; j < 4; ++j) {
+#if SKN_L == 16
+    v8 lo = __builtin_shufflevector(SKN_REC4(j), SKN_REC4(4 + j), 0, 1, 2, 3, 4, 5, 6, 7);
+    v8 hi = __builtin_shufflevector(SKN_REC4(8 + j), SKN_REC4(12 + j), 0, 1, 2, 3, 4, 5, 6, 7);
+    a[j] = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+#elif SKN_L == 8
+    a[j] = __builtin_shufflevector(SKN_REC4(j), SKN_REC4(4 + j), 0, 1, 2, 3, 4, 5, 6, 7);
+#else
+    a[j] = SKN_REC4(j);
+#endif
+  }
+#undef SKN_REC4
+  lanes t0 = SKN_SHUF(a[0], a[1], SKN_UNPCK, 0), t1 = SKN_SHUF(a[2], a[3], SKN_UNPCK, 0);
+  lanes t2 = SKN_SHUF(a[0], a[1], SKN_UNPCK, 1), t3 = SKN_SHUF(a[2], a[3], SKN_UNPCK, 1);
+  q[0] = SKN_SHUF(t0, t1, SKN_MOVH, 0), q[1] = SKN_SHUF(t0, t1, SKN_MOVH, 1);
+  q[2] = SKN_SHUF(t2, t3, SKN_MOVH, 0), q[3] = SKN_SHUF(t2, t3, SKN_MOVH, 1);
+}
+
 /* The group's weights as rows, row i lane l = W[l k + i], for k <= 4: the
  * group's k SKN_L weights deinterleaved (a few shuffles, where a gather lane
  * by lane costs two instructions a lane). */
@@ -104,9 +133,10 @@ SKN_INLINE lanes slot_weights(const float *W, const int k, const int i) {
 /* The group's dual quaternions blended in lanes (rows 0..7 of qr) with
  * Blender's antipodality rule: a quaternion whose real part points away
  * from the running sum, ((a0 q0 + a1 q1) + a2 q2) + a3 q3 < 0, is added
- * negated (Kavan et al. 2008, sec. 4; as dqs.c). Where scaled, the S_i
- * blend divided by sum w_i (rows of sr), per vertex; sum w_i per lane in
- * wsum. rotation_only: the dual parts are left zero (COR). */
+ * negated (Kavan et al. 2008, sec. 4; as dqs.c); the first, with nothing
+ * summed before it, as it is. Where scaled, the S_i blend divided by
+ * sum w_i (rows of sr), per vertex; sum w_i per lane in wsum.
+ * rotation_only: the dual parts are left zero and not read (COR). */
 SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const float *W, const int k,
                                const int scaled, const int rotation_only, lanes qr[16], lanes sr[16],
                                lanes *wsum) {
@@ -118,7 +148,12 @@ SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const
   _Pragma("GCC unroll 8") for (int i = 0; i < k; ++i) {
     lanes q[8], w = k <= 4 ? wr[i] : slot_weights(W, k, i);
     ws += w;
-    slot_rows8(pal, J, k, i, q);
+    if (rotation_only) slot_rows4(pal, J, k, i, q);
+    else slot_rows8(pal, J, k, i, q);
+    if (i == 0) { /* the sum is zero: no sign to test, nothing to add to */
+      SKN_UNROLL for (int c = 0; c < parts; ++c) qr[c] = w * q[c];
+      continue;
+    }
     lanes d = qr[0] * q[0] + qr[1] * q[1];
     d = d + qr[2] * q[2];
     d = d + qr[3] * q[3];

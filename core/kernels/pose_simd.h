@@ -115,7 +115,6 @@ SKN_INLINE void local_from_trs(lanes m[SKN_MAT_ROWS], const lanes t[SKN_TRS_ROWS
   m[9] = t[0], m[10] = t[1], m[11] = t[2];
 }
 
-
 /* The row of a lane whose joint is outside the range: an identity
  * transform, padded to 16 floats. */
 static const float trs_identity[16] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
