@@ -83,32 +83,28 @@ SKN_INLINE void slot_rows8(const float *pal, const uint16_t *J, const int k, con
 }
 
 /* The first four floats of slot i's records (the rotation alone: COR) as
- * rows 0..3: vector j holds, in its 128-bit part p, vertex 4p + j's record;
- * a 4 x 4 transpose inside each part (vunpck*ps, then vshufps: neither on
- * Zen 5's FMA pipes) leaves vertex 4p + j's element e in row e, lane
- * 4p + j. Three 128-bit inserts and eight shuffles a slot, where the
+ * rows 0..3: vector j holds, in its 128-bit part p, vertex 4p + j's record,
+ * and the transpose's last two stages (soa.h) on the four vectors turn
+ * each part's 4 x 4 around, leaving vertex 4p + j's element e in row e,
+ * lane 4p + j. Three 128-bit inserts and eight shuffles a slot, where the
  * 8-float records' transpose takes eight inserts and 24 shuffles. */
-#define SKN_UNPCK(l, hi) (((l) & 1) * SKN_L + ((l) & ~3) + 2 * (hi) + (((l) >> 1) & 1))
-#define SKN_MOVH(l, hi) ((((l) >> 1) & 1) * SKN_L + ((l) & ~3) + 2 * (hi) + ((l) & 1))
 SKN_INLINE void slot_rows4(const float *pal, const uint16_t *J, const int k, const int i, lanes q[4]) {
 #define SKN_REC4(l) ld4(pal + (size_t)J[(l) * k + i] * SKN_PALETTE_FLOATS)
-  lanes a[4];
-  SKN_UNROLL for (int j = 0; j < 4; ++j) {
+  SKN_UNROLL for (int l = 0; l < 4; ++l) { /* in the order SKN_SIGMA, as lanes_transpose */
+    const int j = SKN_SIGMA(l);
 #if SKN_L == 16
     v8 lo = __builtin_shufflevector(SKN_REC4(j), SKN_REC4(4 + j), 0, 1, 2, 3, 4, 5, 6, 7);
     v8 hi = __builtin_shufflevector(SKN_REC4(8 + j), SKN_REC4(12 + j), 0, 1, 2, 3, 4, 5, 6, 7);
-    a[j] = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    q[l] = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 #elif SKN_L == 8
-    a[j] = __builtin_shufflevector(SKN_REC4(j), SKN_REC4(4 + j), 0, 1, 2, 3, 4, 5, 6, 7);
+    q[l] = __builtin_shufflevector(SKN_REC4(j), SKN_REC4(4 + j), 0, 1, 2, 3, 4, 5, 6, 7);
 #else
-    a[j] = SKN_REC4(j);
+    q[l] = SKN_REC4(j);
 #endif
   }
 #undef SKN_REC4
-  lanes t0 = SKN_SHUF(a[0], a[1], SKN_UNPCK, 0), t1 = SKN_SHUF(a[2], a[3], SKN_UNPCK, 0);
-  lanes t2 = SKN_SHUF(a[0], a[1], SKN_UNPCK, 1), t3 = SKN_SHUF(a[2], a[3], SKN_UNPCK, 1);
-  q[0] = SKN_SHUF(t0, t1, SKN_MOVH, 0), q[1] = SKN_SHUF(t0, t1, SKN_MOVH, 1);
-  q[2] = SKN_SHUF(t2, t3, SKN_MOVH, 0), q[3] = SKN_SHUF(t2, t3, SKN_MOVH, 1);
+  SKN_TSTAGE_ROWS(q, 2, 4)
+  SKN_TSTAGE_BY(q, 1, 4, SKN_TPAIRS)
 }
 
 /* The group's weights as rows, row i lane l = W[l k + i], for k <= 4: the

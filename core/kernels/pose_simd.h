@@ -26,10 +26,12 @@
 #include "../math/mat4.h"
 
 typedef double dlanes __attribute__((vector_size(SKN_L * sizeof(double))));
-typedef long long dmask __attribute__((vector_size(SKN_L * sizeof(double))));
 typedef uint32_t ulanes __attribute__((vector_size(SKN_L * sizeof(uint32_t))));
 
 #define SKN_LANE_INDEX(l, a) (l)
+
+/* l in lane l. */
+SKN_INLINE ilanes lanes_index(void) { return (ilanes){SKN_IL(SKN_LANE_INDEX, 0)}; }
 
 /* Levels narrower than this go a joint at a time. */
 #define SKN_FK_MIN_LANES 4u
@@ -91,7 +93,7 @@ SKN_INLINE void lanes_scatter_rows(float *const dst[SKN_L], const lanes in[16], 
     lanes r[SKN_L];
     SKN_UNROLL for (int i = 0; i < SKN_L; ++i) r[i] = in[h * SKN_L + i];
     lanes_transpose(r);
-    ilanes first12 = (ilanes){SKN_IL(SKN_LANE_INDEX, 0)} + h * SKN_L < 12;
+    ilanes first12 = lanes_index() + h * SKN_L < 12;
     SKN_UNROLL for (int l = 0; l < used; ++l) {
       lanes_store(dst[l] + h * SKN_L, r[l]);
       if (copy) lanes_store(dst[l] + 16 + h * SKN_L, (lanes)(first12 & (ilanes)r[l]));
@@ -270,7 +272,7 @@ static void fk_group(skn_pose *pose, uint32_t k0, uint32_t end, int roots) {
   }
   uint8_t pinned[SKN_L];
   memcpy(pinned, pose->pinned + k0, sizeof pinned);
-  ilanes keep = (ilanes)((ulanes){SKN_IL(SKN_LANE_INDEX, 0)} + k0 >= end);
+  ilanes keep = (ilanes)((ulanes)lanes_index() + k0 >= end);
   SKN_UNROLL for (int i = 0; i < SKN_L; ++i) keep[i] |= -(int32_t)pinned[i];
   SKN_UNROLL for (int e = 0; e < SKN_MAT_ROWS; ++e) {
     float *p = pose->world + e * s + k0;
@@ -368,7 +370,7 @@ static void palette_group(skn_pose *pose, uint32_t k0) {
   lanes_cross(n, m + 3, m + 6);
   lanes det = m[0] * n[0] + m[1] * n[1] + m[2] * n[2];
   ilanes rotation = lanes_rotation_mask(m, det);
-  int rigid = !lanes_any(~rotation & ((ilanes){SKN_IL(SKN_LANE_INDEX, 0)} < used));
+  int rigid = !lanes_any(~rotation & (lanes_index() < used));
   lanes zero = lanes_splat(0.0f);
   SKN_UNROLL for (int c = 0; c < 4; ++c) {
     SKN_UNROLL for (int r = 0; r < 3; ++r) out[4 * c + r] = m[3 * c + r];
