@@ -18,20 +18,18 @@
 
 static void cor_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
   const skn_rig *rig = job->rig;
-  const skn_joint_xform *xf = job->pose->xforms;
   const float *pc = rig->centers + (size_t)v * 3;
   uint32_t lo = rig->influence_offsets[v], hi = rig->influence_offsets[v + 1];
   float q[4] = {0}, s[9] = {0}, center[3] = {0}, wsum = 0, d[3], x[3];
   for (uint32_t i = lo; i < hi; ++i) {
     uint32_t j = rig->influence_joints[i];
-    const skn_joint_xform *jx = &xf[j];
-    const struct skn_joint_dq *dq = &jx->dq[job->split];
+    const float *dq = SKN_DQ_ENTRY(job->pose, job->split, j), *real = dq + SKN_DQ_REAL;
     float w = rig->influence_weights[i];
-    float dot = q[0] * dq->real[0] + q[1] * dq->real[1] + q[2] * dq->real[2] + q[3] * dq->real[3];
+    float dot = q[0] * real[0] + q[1] * real[1] + q[2] * real[2] + q[3] * real[3];
     float sw = dot < 0.0f ? -w : w;
-    for (int k = 0; k < 4; ++k) q[k] += sw * dq->real[k];
+    for (int k = 0; k < 4; ++k) q[k] += sw * real[k];
     for (int r = 0; r < 3; ++r) {
-      for (int c = 0; c < 3; ++c) s[r * 3 + c] += w * dq->s[r * 4 + c];
+      for (int c = 0; c < 3; ++c) s[r * 3 + c] += w * dq[SKN_DQ_S + 4 * c + r];
       center[r] += w * (SKN_POSE_M(job->pose, j, r, 0) * pc[0] + SKN_POSE_M(job->pose, j, r, 1) * pc[1] +
                         SKN_POSE_M(job->pose, j, r, 2) * pc[2] + SKN_POSE_M(job->pose, j, r, 3));
     }

@@ -22,22 +22,23 @@
  * the blended S into s (rows of 3x4); returns 1 if any influence is scaled. */
 static int blend_dq(const skn_skin_job *job, uint32_t v, float c0[4], float ce[4], float s[12]) {
   const skn_rig *rig = job->rig;
-  const skn_joint_xform *xf = job->pose->xforms;
   uint32_t lo = rig->influence_offsets[v], hi = rig->influence_offsets[v + 1];
   float b0[4] = {0}, be[4] = {0}, wsum = 0;
   int scaled = 0;
   memset(s, 0, 12 * sizeof(float));
   for (uint32_t i = lo; i < hi; ++i) {
-    const struct skn_joint_dq *d = &xf[rig->influence_joints[i]].dq[job->split];
+    const float *d = SKN_DQ_ENTRY(job->pose, job->split, rig->influence_joints[i]);
+    const float *real = d + SKN_DQ_REAL, *dual = d + SKN_DQ_DUAL;
     float w = rig->influence_weights[i];
-    float dot = b0[0] * d->real[0] + b0[1] * d->real[1] + b0[2] * d->real[2] + b0[3] * d->real[3];
+    float dot = b0[0] * real[0] + b0[1] * real[1] + b0[2] * real[2] + b0[3] * real[3];
     float sw = dot < 0.0f ? -w : w;
     for (int k = 0; k < 4; ++k) {
-      b0[k] += sw * d->real[k];
-      be[k] += sw * d->dual[k];
+      b0[k] += sw * real[k];
+      be[k] += sw * dual[k];
     }
-    for (int e = 0; e < 12; ++e) s[e] += w * d->s[e];
-    scaled |= (int)d->scaled;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c) s[r * 4 + c] += w * d[SKN_DQ_S + 4 * c + r];
+    scaled |= d[SKN_DQ_SCALED] != 0.0f;
     wsum += w;
   }
   float inv = 1.0f / sqrtf(b0[0] * b0[0] + b0[1] * b0[1] + b0[2] * b0[2] + b0[3] * b0[3]);

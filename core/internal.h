@@ -122,11 +122,22 @@ struct skn_rig {
  *     columns padded (M_i's 3x3 itself where that is a rotation to
  *     SKN_ROTATION_TOLERANCE: pose_simd.h), then a zero column, so that one
  *     16-lane vector holds a whole matrix;
- *   - dq_palette[split]: the dual quaternion (real, dual) and S_i's four
- *     columns (kernels.h);
+ *   - dq_palette[split]: DQS's form of M_i under that skn_dqs_scale split,
+ *     M_i = rigid_i S_i (ABI.md, "DQS split"), the one copy the kernels and
+ *     the scalar references read (SKN_DQ_*);
  *   - quat_palette: LBS_QUATERNION's A_i = s_i R(q_i) (9 floats, row-major),
  *     b_i, the bind origin c_i and 1/s_i^2 (0 where s_i = 0), then zeros. */
 #define SKN_PALETTE_FLOATS 32u
+/* A dq_palette entry: rigid_i's unit dual quaternion (real x y z w, then
+ * the dual part), the bind-space scale/shear S_i as four padded columns
+ * (element (r, c) at SKN_DQ_S + 4c + r, the columns' fourth elements
+ * 0 0 0 1), 1.0f at SKN_DQ_SCALED where S_i != I (M_i's 3x3 is not a
+ * rotation within 1e-4), and zeros. */
+#define SKN_DQ_REAL 0
+#define SKN_DQ_DUAL 4
+#define SKN_DQ_S 8
+#define SKN_DQ_SCALED 24
+#define SKN_DQ_ENTRY(pose, split, j) ((pose)->dq_palette[split] + (size_t)(j) * SKN_PALETTE_FLOATS)
 #define SKN_ROTATION_TOLERANCE 4e-6f
 #define SKN_POSE_M(pose, j, r, c) ((pose)->lbs_palette[(size_t)(j) * SKN_PALETTE_FLOATS + (c) * 4 + (r)])
 /* Element (r, c) of joint j's W_i^A. */
@@ -134,20 +145,14 @@ struct skn_rig {
   ((pose)->world[((c) * 3 + (r)) * (pose)->rig->joint_stride + (pose)->rig->position[j]])
 #define SKN_POSE_N(pose, j, r, c) ((pose)->lbs_palette[(size_t)(j) * SKN_PALETTE_FLOATS + 16 + (c) * 4 + (r)])
 
-/* A joint's rotation forms, derived from M_i on the first call that needs
- * them after a pose change (skn__pose_derive). */
+/* A joint's LBS_QUATERNION form, derived from M_i on the first call that
+ * needs it after a pose change (skn__pose_derive); DQS's lives in
+ * dq_palette alone. */
 typedef struct skn_joint_xform {
   float q[4];       /* LBS_QUATERNION: rotation of M_i ... */
   float s;          /* ... its uniform scale ... */
   float b[3];       /* ... and the joint's posed origin b_i = M_i c_i */
   uint32_t similar; /* 1 when M_i's 3x3 is s*R within 1e-4 with det > 0 */
-  /* DQS/COR, per skn_dqs_scale: M_i = rigid_i * S_i (ABI.md, "DQS split") */
-  struct skn_joint_dq {
-    float real[4];  /* rotation of rigid_i */
-    float dual[4];  /* its translation, as the dual part */
-    float s[12];    /* rows of the bind-space scale/shear S_i (3x4) */
-    uint32_t scaled;/* 0 where S_i = I (M_i's 3x3 is a rotation within 1e-4) */
-  } dq[2];
 } skn_joint_xform;
 
 struct skn_pose {
@@ -161,8 +166,10 @@ struct skn_pose {
   float *lbs_palette;            /* (joint_count + 1) x SKN_PALETTE_FLOATS, set with the pose */
   float *dq_palette[2];          /* the same per skn_dqs_scale, derived with the rotation forms */
   float *quat_palette;           /* the same for LBS_QUATERNION, derived with its forms */
-  skn_joint_xform *xforms;       /* the rotation forms, per joint in bind's order */
-  uint32_t dq_scaled[2];         /* 1 where some joint has S_i != I under that split */
+  skn_joint_xform *xforms;       /* LBS_QUATERNION's forms, per joint in bind's order */
+  uint32_t dq_scaled[2];         /* 1 where some joint has S_i != I under that split (and only
+                                  * then does an entry's S_i or SKN_DQ_SCALED differ from the
+                                  * identity's: forms_simd.h leaves them where it is 0) */
   uint32_t lbs_rigid;            /* 1 where every joint's N_i is its M_i's 3x3 (lbs_palette) */
   /* The rotation forms (xforms, dq_palette) are derived on the first call
    * that needs them after a pose change, each form (SKN_FORMS_*) apart and
@@ -176,17 +183,20 @@ struct skn_pose {
 /* The rotation forms, derived each on demand. */
 enum {
   SKN_FORMS_QUATERNION = 1, /* q, s, b, similar and quat_palette: LBS_QUATERNION */
-  SKN_FORMS_DQ = 2          /* dq[split] and dq_palette[split]: SKN_FORMS_DQ << split */
+  SKN_FORMS_DQ = 2          /* dq_palette[split] and dq_scaled[split]: SKN_FORMS_DQ << split */
 };
 
 /* Derives the forms asked for that are not current (thread-safe). */
 void skn__pose_derive(const skn_pose *pose, int forms);
 
-/* palette.c: joint j's DQS form under `split` (xforms[j].dq[split] and its
- * dq_palette entry, dq_scaled updated), rigid or split, in double; every
- * joint's (the scalar set's dq_forms). */
+/* palette.c: joint j's DQS form under `split` (its dq_palette entry, whole;
+ * dq_scaled updated), rigid or split, in double; every joint's (the scalar
+ * set's dq_forms, which writes every entry whole: s_identity unused). */
 void skn__dq_form(skn_pose *pose, uint32_t j, int split);
-void skn__dq_forms(skn_pose *pose, int split);
+void skn__dq_forms(skn_pose *pose, int split, int s_identity);
+/* palette.c: every dq_palette entry, the virtual joint's included, the
+ * identity's (pose_create). */
+void skn__dq_palette_init(skn_pose *pose);
 /* palette.c: joint j's LBS_QUATERNION form (xforms[j]'s q, s, b, similar)
  * and quat_palette entry, in double; every joint's (the scalar set's
  * quat_forms). */

@@ -33,7 +33,7 @@ void skn__bind_rotations(skn_rig *rig) {
 /* g = A^T A and det A: the caller computes them once for every form. */
 static void lbs_quaternion_form(skn_joint_xform *x, const double a[9], const double g[9], double det,
                                 const float world[16]) {
-  double s2, q[4], r[9];
+  double s2, q[4];
   double err = skn_m3_similarity_error(g, &s2);
   x->similar = err <= 1e-4 && det > 0.0;
   double s = sqrt(s2);
@@ -44,9 +44,7 @@ static void lbs_quaternion_form(skn_joint_xform *x, const double a[9], const dou
     x->q[3] = 1.0f;
     return;
   }
-  double is = 1.0 / s;
-  for (int i = 0; i < 9; ++i) r[i] = a[i] * is;
-  skn_m3_to_quat(q, r);
+  skn_m3_to_quat_scaled(q, a, s); /* of a / s */
   for (int c = 0; c < 4; ++c) x->q[c] = (float)q[c];
 }
 
@@ -61,18 +59,22 @@ static int is_rotation(const double g[9], double det) {
   return off <= 1e-4 && det > 0.0;
 }
 
-static void dq_finish(struct skn_joint_dq *dq, const double q[4], const float t[3]) {
-  for (int k = 0; k < 4; ++k) dq->real[k] = (float)q[k];
-  skn_dq_dual_part(dq->dual, dq->real, t);
+/* e's real and dual parts from rigid_i's rotation q and translation t. */
+static void dq_finish(float *e, const double q[4], const float t[3]) {
+  for (int k = 0; k < 4; ++k) e[SKN_DQ_REAL + k] = (float)q[k];
+  skn_dq_dual_part(e + SKN_DQ_DUAL, e + SKN_DQ_REAL, t);
 }
 
-static void rigid_dq(struct skn_joint_dq *dq, const double a[9], const float m[16]) {
-  static const float identity[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+/* The identity's entry: what every entry is at pose_create, and the part
+ * past the dual quaternion of every rigid joint's. */
+static const float dq_identity[SKN_PALETTE_FLOATS] = {0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0,
+                                                      0, 0, 1, 0, 0, 0, 0, 1};
+
+static void rigid_dq(float *e, const double a[9], const float m[16]) {
   double q[4];
   skn_m3_to_quat(q, a);
-  memcpy(dq->s, identity, sizeof identity);
-  dq->scaled = 0;
-  dq_finish(dq, q, m + 12);
+  memcpy(e, dq_identity, sizeof dq_identity);
+  dq_finish(e, q, m + 12);
 }
 
 /* rigid_i = [Rm | t_W - Rm c] with Rm = rot(W_i^A) rot(W_i^R)^T, the rotation
@@ -80,8 +82,8 @@ static void rigid_dq(struct skn_joint_dq *dq, const double a[9], const float m[1
  * S_i = rigid_i^-1 M_i = [Rm^T A | c - Rm^T A c]: scale/shear about the
  * joint's bind origin, in bind space. With a rigid bind matrix this is
  * exactly ABI.md's [R_i | t(W_i)] B_i^-1 and B_i [R_i | t(W_i)]^-1 W_i B_i^-1. */
-static void scaled_dq(struct skn_joint_dq *dq, const double a[9], const skn_rig *rig, uint32_t j,
-                      const float world[16], int split) {
+static void scaled_dq(float *e, const double a[9], const skn_rig *rig, uint32_t j, const float world[16],
+                      int split) {
   double w3[9], rw[9], rm[9], sa[9], q[4];
   const float *c = rig->bind[j] + 12;
   float t[3];
@@ -91,13 +93,14 @@ static void scaled_dq(struct skn_joint_dq *dq, const double a[9], const skn_rig 
   skn_m3_mul(rm, rw, rm);
   skn_m3_to_quat(q, rm);
   skn_m3_mul_tn(sa, rm, a);
+  memcpy(e, dq_identity, sizeof dq_identity);
   for (int r = 0; r < 3; ++r) {
     t[r] = (float)(world[12 + r] - (rm[r * 3] * c[0] + rm[r * 3 + 1] * c[1] + rm[r * 3 + 2] * c[2]));
-    for (int k = 0; k < 3; ++k) dq->s[r * 4 + k] = (float)sa[r * 3 + k];
-    dq->s[r * 4 + 3] = (float)(c[r] - (sa[r * 3] * c[0] + sa[r * 3 + 1] * c[1] + sa[r * 3 + 2] * c[2]));
+    for (int k = 0; k < 3; ++k) e[SKN_DQ_S + 4 * k + r] = (float)sa[r * 3 + k];
+    e[SKN_DQ_S + 12 + r] = (float)(c[r] - (sa[r * 3] * c[0] + sa[r * 3 + 1] * c[1] + sa[r * 3 + 2] * c[2]));
   }
-  dq->scaled = 1;
-  dq_finish(dq, q, t);
+  e[SKN_DQ_SCALED] = 1.0f;
+  dq_finish(e, q, t);
 }
 
 /* Joint j's W_i^A as an affine float[16] in w (the pose keeps it by
@@ -110,41 +113,34 @@ static const float *world_matrix(const skn_pose *pose, uint32_t j, float w[16]) 
   return w;
 }
 
-/* Joint j's dual quaternion and S_i columns under `split`, as the kernels
- * read them, from xforms[j].dq[split]; the virtual joint (j == joint_count)
- * is the identity. */
-static void dq_palette_entry(skn_pose *pose, uint32_t j, int split) {
-  static const struct skn_joint_dq identity = {{0, 0, 0, 1}, {0, 0, 0, 0}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}, 0};
-  const struct skn_joint_dq *dq = j == pose->rig->joint_count ? &identity : &pose->xforms[j].dq[split];
-  const float *s = dq->s;
-  float d[SKN_PALETTE_FLOATS] = {dq->real[0], dq->real[1], dq->real[2], dq->real[3],
-                                 dq->dual[0], dq->dual[1], dq->dual[2], dq->dual[3],
-                                 s[0], s[4], s[8], 0, s[1], s[5], s[9], 0, s[2], s[6], s[10], 0,
-                                 s[3], s[7], s[11], 1}; /* S_i's columns; the rest zero */
-  memcpy(pose->dq_palette[split] + (size_t)j * SKN_PALETTE_FLOATS, d, sizeof d);
-  pose->dq_scaled[split] |= dq->scaled;
-}
-
 /* Joint j's DQS form under `split` from M_i, as the pose kernel left it
- * (pose_simd.h), into xforms[j].dq[split] and its palette entry: one
- * rotation where M_i's 3x3 is rigid (the common case), the polar split
- * otherwise. The scalar set's way for every joint, and the SIMD sets' for
- * the joints their rigid-only lanes leave (forms_simd.h). */
+ * (pose_simd.h), into its dq_palette entry, whole: one rotation where M_i's
+ * 3x3 is rigid (the common case), the polar split otherwise. The scalar
+ * set's way for every joint, and the SIMD sets' for the joints their
+ * rigid-only lanes leave (forms_simd.h). */
 void skn__dq_form(skn_pose *pose, uint32_t j, int split) {
   const float *m = pose->lbs_palette + (size_t)j * SKN_PALETTE_FLOATS; /* an affine float[16] */
+  float *e = SKN_DQ_ENTRY(pose, split, j), w[16];
   double a[9], g[9];
-  float w[16];
   skn_m3_from_mat4(a, m);
   skn_m3_mul_tn(g, a, a);
-  if (is_rotation(g, skn_m3_det(a)))
-    rigid_dq(&pose->xforms[j].dq[split], a, m);
-  else
-    scaled_dq(&pose->xforms[j].dq[split], a, pose->rig, j, world_matrix(pose, j, w), split);
-  dq_palette_entry(pose, j, split);
+  if (is_rotation(g, skn_m3_det(a))) {
+    rigid_dq(e, a, m);
+  } else {
+    scaled_dq(e, a, pose->rig, j, world_matrix(pose, j, w), split);
+    pose->dq_scaled[split] = 1;
+  }
 }
 
-void skn__dq_forms(skn_pose *pose, int split) {
+void skn__dq_forms(skn_pose *pose, int split, int s_identity) {
+  (void)s_identity;
   for (uint32_t j = 0; j < pose->rig->joint_count; ++j) skn__dq_form(pose, j, split);
+}
+
+void skn__dq_palette_init(skn_pose *pose) {
+  for (int split = 0; split < 2; ++split)
+    for (uint32_t j = 0; j <= pose->rig->joint_count; ++j)
+      memcpy(SKN_DQ_ENTRY(pose, split, j), dq_identity, sizeof dq_identity);
 }
 
 /* Joint j's LBS_QUATERNION record, as the kernels read it (internal.h):
@@ -197,9 +193,9 @@ void skn__pose_derive(const skn_pose *cpose, int forms) {
     }
     for (int split = 0; split < 2; ++split) {
       if (!(want & SKN_FORMS_DQ << split)) continue;
+      int s_identity = !pose->dq_scaled[split]; /* the entries' S_i are I's (internal.h) */
       pose->dq_scaled[split] = 0;
-      skn__kernels()->dq_forms(pose, split);
-      dq_palette_entry(pose, rig->joint_count, split);
+      skn__kernels()->dq_forms(pose, split, s_identity);
     }
     __atomic_store_n(&pose->derived, pose->derived | want, __ATOMIC_RELEASE);
   }

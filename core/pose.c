@@ -25,6 +25,7 @@ SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
   if (!rig || !out_pose) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_create: rig and out_pose are required");
   uint32_t n = rig->joint_count;
   size_t stride = rig->joint_stride, local_bytes = stride * SKN_MAT_ROWS * sizeof(float);
+  size_t palette_bytes = ((size_t)n + 1) * SKN_PALETTE_FLOATS * sizeof(float);
   skn_pose *pose = calloc(1, sizeof *pose);
   if (pose) {
     pose->rig = rig;
@@ -34,7 +35,6 @@ SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
     pose->world = calloc(stride * SKN_MAT_ROWS, sizeof(float));
     pose->pinned = calloc(stride, 1);
     pose->xforms = malloc(n * sizeof *pose->xforms);
-    size_t palette_bytes = ((size_t)n + 1) * SKN_PALETTE_FLOATS * sizeof(float);
     float **palettes[4] = {&pose->lbs_palette, &pose->dq_palette[0], &pose->dq_palette[1], &pose->quat_palette};
     for (int k = 0; k < 4; ++k)
       if (posix_memalign((void **)palettes[k], 64, palette_bytes)) *palettes[k] = NULL;
@@ -48,6 +48,8 @@ SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
   static const float identity[SKN_PALETTE_FLOATS] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
                                                      1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
   memcpy(pose->lbs_palette + (size_t)n * SKN_PALETTE_FLOATS, identity, sizeof identity); /* the virtual joint, for good */
+  skn__dq_palette_init(pose);
+  memset(pose->quat_palette, 0, palette_bytes); /* forms_simd.h leaves the entries' zeros as they are */
   pose_update(pose, 0, 0);
   *out_pose = pose;
   return SKN_OK;
@@ -138,24 +140,35 @@ static size_t palette_entry_size(skn_palette_format f) {
   }
 }
 
-static void write_palette_entry(const skn_pose *pose, uint32_t j, skn_palette_format f, float *dst) {
+/* Every joint's entry in format f, one loop per format: the LBS formats
+ * from M_i's or N_i's 4x4 block of the palette (N's fourth column is zero,
+ * internal.h), the dual quaternion ones from dq_palette. */
+static void write_palette(const skn_pose *pose, skn_palette_format f, float *dst) {
+  const uint32_t n = pose->rig->joint_count;
   switch (f) {
-  case SKN_PALETTE_MAT4: memcpy(dst, &SKN_POSE_M(pose, j, 0, 0), 16 * sizeof(float)); break;
-  case SKN_PALETTE_ROWS3X4:
-  case SKN_PALETTE_NORMAL_ROWS3X4:
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 4; ++c)
-        dst[r * 4 + c] = f == SKN_PALETTE_ROWS3X4 ? SKN_POSE_M(pose, j, r, c) : c < 3 ? SKN_POSE_N(pose, j, r, c) : 0.0f;
+  case SKN_PALETTE_MAT4:
+    for (uint32_t j = 0; j < n; ++j) memcpy(dst + (size_t)j * 16, &SKN_POSE_M(pose, j, 0, 0), 16 * sizeof(float));
     break;
-  case SKN_PALETTE_DUAL_QUAT:
-  case SKN_PALETTE_DUAL_QUAT_SCALE:
-  case SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y: {
-    const struct skn_joint_dq *dq = &pose->xforms[j].dq[f == SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y];
-    memcpy(dst, dq->real, 4 * sizeof(float));
-    memcpy(dst + 4, dq->dual, 4 * sizeof(float));
-    if (f != SKN_PALETTE_DUAL_QUAT) memcpy(dst + 8, dq->s, 12 * sizeof(float));
+  case SKN_PALETTE_ROWS3X4:
+  case SKN_PALETTE_NORMAL_ROWS3X4: {
+    const float *src = pose->lbs_palette + (f == SKN_PALETTE_NORMAL_ROWS3X4 ? 16 : 0);
+    for (uint32_t j = 0; j < n; ++j, src += SKN_PALETTE_FLOATS, dst += 12)
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 4; ++c) dst[r * 4 + c] = src[c * 4 + r];
     break;
   }
+  case SKN_PALETTE_DUAL_QUAT:
+    for (uint32_t j = 0; j < n; ++j) memcpy(dst + (size_t)j * 8, SKN_DQ_ENTRY(pose, 0, j) + SKN_DQ_REAL, 8 * sizeof(float));
+    break;
+  case SKN_PALETTE_DUAL_QUAT_SCALE:
+  case SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y:
+    for (uint32_t j = 0; j < n; ++j, dst += 20) {
+      const float *e = SKN_DQ_ENTRY(pose, f == SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y, j);
+      memcpy(dst, e + SKN_DQ_REAL, 8 * sizeof(float)); /* real, dual */
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 4; ++c) dst[8 + r * 4 + c] = e[SKN_DQ_S + 4 * c + r]; /* S_i's rows */
+    }
+    break;
   default: break;
   }
 }
@@ -173,7 +186,6 @@ SKN_API skn_status skn_pose_palette(const skn_pose *pose, skn_palette_format for
                      dst_bytes, pose->rig->joint_count, entry, need);
   if (format >= SKN_PALETTE_DUAL_QUAT)
     skn__pose_derive(pose, SKN_FORMS_DQ << (format == SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y));
-  for (uint32_t j = 0; j < pose->rig->joint_count; ++j)
-    write_palette_entry(pose, j, format, (float *)((char *)dst + j * entry));
+  write_palette(pose, format, dst);
   return SKN_OK;
 }

@@ -53,9 +53,10 @@ typedef struct skn_kernel_set {
   /* the staged locals of [first, first + count) become the pose's (count
    * 0: none), then forward kinematics and the LBS palette (pose_simd.h) */
   void (*pose)(skn_pose *pose, uint32_t first, uint32_t count);
-  /* every joint's DQS form under `split`, and every joint's LBS_QUATERNION
+  /* every joint's DQS form under `split` (s_identity: the entries' S_i
+   * are the identity's, internal.h), and every joint's LBS_QUATERNION
    * form, from the LBS palette, bit for bit palette.c's (forms_simd.h) */
-  void (*dq_forms)(skn_pose *pose, int split);
+  void (*dq_forms)(skn_pose *pose, int split, int s_identity);
   void (*quat_forms)(skn_pose *pose);
 } skn_kernel_set;
 

@@ -10,7 +10,7 @@
   void skn__lbsq_##isa(const skn_skin_job *job, uint32_t first, uint32_t end);                    \
   uint32_t skn__pose_stage_##isa(skn_pose *pose, uint32_t first, uint32_t count, const skn_transform *local); \
   void skn__pose_##isa(skn_pose *pose, uint32_t first, uint32_t count);                           \
-  void skn__dq_forms_##isa(skn_pose *pose, int split);                                            \
+  void skn__dq_forms_##isa(skn_pose *pose, int split, int s_identity);                            \
   void skn__quat_forms_##isa(skn_pose *pose);                                                     \
   const skn_kernel_set skn__kernels_##isa = {#isa,           skn__lbs_##isa,  skn__lbsq_##isa,     \
                                              skn__dqs_##isa, skn__blend_##isa, skn__cor_##isa,     \

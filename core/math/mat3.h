@@ -63,39 +63,31 @@ static inline double skn_m3_similarity_error(const double g[9], double *scale2) 
   return s2 > 0.0 ? err / s2 : INFINITY;
 }
 
-/* Unit quaternion {x,y,z,w} of a rotation matrix (Shepperd 1978: branch on
- * the largest diagonal term so that the square root is never of a small
- * number), normalized to absorb a slightly non-orthogonal input. */
-static inline void skn_m3_to_quat(double q[4], const double r[9]) {
-  double tr = r[0] + r[4] + r[8], s, is; /* s = 4 |q_k| for the largest component k; is = 1/s */
-  if (tr > 0.0) {
-    s = 2.0 * sqrt(1.0 + tr), is = 1.0 / s;
-    q[3] = 0.25 * s;
-    q[0] = (r[7] - r[5]) * is;
-    q[1] = (r[2] - r[6]) * is;
-    q[2] = (r[3] - r[1]) * is;
-  } else if (r[0] > r[4] && r[0] > r[8]) {
-    s = 2.0 * sqrt(1.0 + r[0] - r[4] - r[8]), is = 1.0 / s;
-    q[3] = (r[7] - r[5]) * is;
-    q[0] = 0.25 * s;
-    q[1] = (r[1] + r[3]) * is;
-    q[2] = (r[2] + r[6]) * is;
-  } else if (r[4] > r[8]) {
-    s = 2.0 * sqrt(1.0 + r[4] - r[0] - r[8]), is = 1.0 / s;
-    q[3] = (r[2] - r[6]) * is;
-    q[0] = (r[1] + r[3]) * is;
-    q[1] = 0.25 * s;
-    q[2] = (r[5] + r[7]) * is;
-  } else {
-    s = 2.0 * sqrt(1.0 + r[8] - r[0] - r[4]), is = 1.0 / s;
-    q[3] = (r[3] - r[1]) * is;
-    q[0] = (r[2] + r[6]) * is;
-    q[1] = (r[5] + r[7]) * is;
-    q[2] = 0.25 * s;
-  }
+/* Unit quaternion {x,y,z,w} of the rotation r / s, s > 0 (r = s R, a
+ * similarity; s = 1 for a rotation), by Shepperd's method (1978: branch on
+ * the largest diagonal term so that no square root is of a small number).
+ * Shepperd's k-th component is 4 q_k^2 = arg_k and the others are the
+ * off-diagonal sums and differences divided by 4 q_k; all four times 4 q_k
+ * are arg_k and those sums and differences themselves, so the quaternion is
+ * that vector normalized: one square root and one division, a slightly
+ * non-orthogonal input absorbed by the same normalization. The vector for
+ * r is s times the one for r / s (arg_k = 1 + the diagonal terms of r / s),
+ * which the normalization removes: r / s is never formed. */
+static inline void skn_m3_to_quat_scaled(double q[4], const double r[9], double s) {
+  double tr = r[0] + r[4] + r[8];
+  if (tr > 0.0)
+    q[3] = s + tr, q[0] = r[7] - r[5], q[1] = r[2] - r[6], q[2] = r[3] - r[1];
+  else if (r[0] > r[4] && r[0] > r[8])
+    q[3] = r[7] - r[5], q[0] = s + r[0] - r[4] - r[8], q[1] = r[1] + r[3], q[2] = r[2] + r[6];
+  else if (r[4] > r[8])
+    q[3] = r[2] - r[6], q[0] = r[1] + r[3], q[1] = s + r[4] - r[0] - r[8], q[2] = r[5] + r[7];
+  else
+    q[3] = r[3] - r[1], q[0] = r[2] + r[6], q[1] = r[5] + r[7], q[2] = s + r[8] - r[0] - r[4];
   double in = 1.0 / sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   for (int i = 0; i < 4; ++i) q[i] *= in;
 }
+
+static inline void skn_m3_to_quat(double q[4], const double r[9]) { skn_m3_to_quat_scaled(q, r, 1.0); }
 
 static inline void skn_m3_transpose(double r[9], const double a[9]) {
   double t[9] = {a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8]};

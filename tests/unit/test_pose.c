@@ -225,9 +225,60 @@ START_TEST(palette_matches_reference_on_every_instruction_set) {
 }
 END_TEST
 
+/* A pose that had scaled joints and then has none: the SIMD forms store
+ * only a rigid joint's dual quaternion where the entries' S_i are known to
+ * be the identity's, so the entries the scaled pose left must be made the
+ * identity's again. On every instruction set, the palette (S_i included)
+ * and DQS's scalar reference (positions and normals; it reads each entry's
+ * scaled flag) on the reused pose equal those of a pose that only ever had
+ * the rigid one. */
+START_TEST(dq_palette_after_a_scaled_pose) {
+  static const skn_simd levels[] = {SKN_SIMD_SCALAR, SKN_SIMD_PORTABLE, SKN_SIMD_AVX2, SKN_SIMD_AVX512};
+  test_rig t;
+  test_rig_random(&t, 71, 40, 200, 4, 0);
+  skn_bind_desc d = test_rig_desc(&t);
+  skn_rig *rig = bind_or_fail(&d);
+  skn_transform *scaled = malloc(t.joint_count * sizeof *scaled);
+  memcpy(scaled, t.pose, t.joint_count * sizeof *scaled);
+  for (uint32_t j = 0; j < t.joint_count; j += 3) scaled[j].scale[1] = 1.5f;
+  size_t n = (size_t)t.joint_count * 20, nv = (size_t)t.vertex_count * 3;
+  float *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
+  float *want_p = malloc(2 * nv * sizeof(float)), *got_p = malloc(2 * nv * sizeof(float));
+  int runs = 0;
+  for (size_t l = 0; l < sizeof levels / sizeof levels[0]; ++l) {
+    if (skn_set_simd(levels[l]) != SKN_OK) continue; /* not on this CPU */
+    ++runs;
+    skn_pose *fresh = pose_or_fail(rig), *reused = pose_or_fail(rig);
+    ck_assert_int_eq(skn_pose_set_local(fresh, 0, t.joint_count, t.pose), SKN_OK);
+    ck_assert_int_eq(skn_pose_palette(fresh, SKN_PALETTE_DUAL_QUAT_SCALE, want, n * sizeof(float)), SKN_OK);
+    ck_assert_int_eq(skn_pose_set_local(reused, 0, t.joint_count, scaled), SKN_OK);
+    ck_assert_int_eq(skn_pose_palette(reused, SKN_PALETTE_DUAL_QUAT_SCALE, got, n * sizeof(float)), SKN_OK);
+    ck_assert_msg(memcmp(want, got, n * sizeof(float)) != 0, "the scaled pose changed no entry");
+    ck_assert_int_eq(skn_pose_set_local(reused, 0, t.joint_count, t.pose), SKN_OK);
+    ck_assert_int_eq(skn_pose_palette(reused, SKN_PALETTE_DUAL_QUAT_SCALE, got, n * sizeof(float)), SKN_OK);
+    ck_assert_msg(!memcmp(want, got, n * sizeof(float)), "simd level %d: the palette differs", (int)levels[l]);
+    ck_assert_int_eq(skn_set_simd(SKN_SIMD_SCALAR), SKN_OK); /* the forms stay as derived */
+    skn_skin_desc s = {sizeof s};
+    s.method = SKN_METHOD_DQS, s.threads = 1;
+    s.positions.data = want_p, s.normals.data = want_p + nv;
+    ck_assert_int_eq(skn_skin(rig, fresh, &s), SKN_OK);
+    s.positions.data = got_p, s.normals.data = got_p + nv;
+    ck_assert_int_eq(skn_skin(rig, reused, &s), SKN_OK);
+    ck_assert_msg(!memcmp(want_p, got_p, 2 * nv * sizeof(float)), "simd level %d: DQS differs", (int)levels[l]);
+    skn_pose_destroy(fresh);
+    skn_pose_destroy(reused);
+  }
+  ck_assert_int_ge(runs, 2);
+  ck_assert_int_eq(skn_set_simd(SKN_SIMD_AUTO), SKN_OK);
+  free(want), free(got), free(want_p), free(got_p), free(scaled);
+  skn_rig_destroy(rig);
+  test_rig_free(&t);
+}
+END_TEST
+
 /* The dual quaternion palettes (DQS's forms, both splits) are the same bit
  * for bit whichever instruction set derives them (forms_simd.h: rigid
- * joints four at a time, the others by palette.c's polar split) on a rig
+ * joints in lanes, the others by palette.c's polar split) on a rig
  * where some joints are rigid and some are scaled, with a joint count that
  * leaves a tail of three; the scalar set's palette has both kinds. */
 START_TEST(dq_palette_same_on_every_instruction_set) {
@@ -619,6 +670,7 @@ Suite *suite_pose(void) {
   tcase_add_test(tc, set_model_equals_set_local);
   tcase_add_test(tc, palette_matches_reference_on_every_instruction_set);
   tcase_add_test(tc, dq_palette_same_on_every_instruction_set);
+  tcase_add_test(tc, dq_palette_after_a_scaled_pose);
   tcase_add_test(tc, quaternion_forms_same_on_every_instruction_set);
   tcase_add_test(tc, pose_by_levels_matches_reference);
   tcase_add_test(tc, pose_parents_near_and_far);
