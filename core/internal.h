@@ -138,6 +138,9 @@ struct skn_rig {
 #define SKN_DQ_S 8
 #define SKN_DQ_SCALED 24
 #define SKN_DQ_ENTRY(pose, split, j) ((pose)->dq_palette[split] + (size_t)(j) * SKN_PALETTE_FLOATS)
+/* palette.c: the identity's entry — every entry's at pose_create, and the
+ * part past the dual quaternion of every rigid joint's. */
+extern const float skn__dq_identity[SKN_PALETTE_FLOATS];
 #define SKN_ROTATION_TOLERANCE 4e-6f
 #define SKN_POSE_M(pose, j, r, c) ((pose)->lbs_palette[(size_t)(j) * SKN_PALETTE_FLOATS + (c) * 4 + (r)])
 /* Element (r, c) of joint j's W_i^A. */

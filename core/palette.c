@@ -65,15 +65,13 @@ static void dq_finish(float *e, const double q[4], const float t[3]) {
   skn_dq_dual_part(e + SKN_DQ_DUAL, e + SKN_DQ_REAL, t);
 }
 
-/* The identity's entry: what every entry is at pose_create, and the part
- * past the dual quaternion of every rigid joint's. */
-static const float dq_identity[SKN_PALETTE_FLOATS] = {0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0,
-                                                      0, 0, 1, 0, 0, 0, 0, 1};
+const float skn__dq_identity[SKN_PALETTE_FLOATS] = {0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0,
+                                                   0, 0, 1, 0, 0, 0, 0, 1};
 
 static void rigid_dq(float *e, const double a[9], const float m[16]) {
   double q[4];
   skn_m3_to_quat(q, a);
-  memcpy(e, dq_identity, sizeof dq_identity);
+  memcpy(e, skn__dq_identity, sizeof skn__dq_identity);
   dq_finish(e, q, m + 12);
 }
 
@@ -93,7 +91,7 @@ static void scaled_dq(float *e, const double a[9], const skn_rig *rig, uint32_t 
   skn_m3_mul(rm, rw, rm);
   skn_m3_to_quat(q, rm);
   skn_m3_mul_tn(sa, rm, a);
-  memcpy(e, dq_identity, sizeof dq_identity);
+  memcpy(e, skn__dq_identity, sizeof skn__dq_identity);
   for (int r = 0; r < 3; ++r) {
     t[r] = (float)(world[12 + r] - (rm[r * 3] * c[0] + rm[r * 3 + 1] * c[1] + rm[r * 3 + 2] * c[2]));
     for (int k = 0; k < 3; ++k) e[SKN_DQ_S + 4 * k + r] = (float)sa[r * 3 + k];
@@ -140,7 +138,7 @@ void skn__dq_forms(skn_pose *pose, int split, int s_identity) {
 void skn__dq_palette_init(skn_pose *pose) {
   for (int split = 0; split < 2; ++split)
     for (uint32_t j = 0; j <= pose->rig->joint_count; ++j)
-      memcpy(SKN_DQ_ENTRY(pose, split, j), dq_identity, sizeof dq_identity);
+      memcpy(SKN_DQ_ENTRY(pose, split, j), skn__dq_identity, sizeof skn__dq_identity);
 }
 
 /* Joint j's LBS_QUATERNION record, as the kernels read it (internal.h):

@@ -195,7 +195,6 @@ static inline void dq_forms_second(fm_dq_stage *st, skn_pose *pose, uint32_t j, 
   fm_q qr[FM_W], qd[FM_W]; /* per joint */
   fm_to_joints(qr, real[0], real[1], real[2], real[3]);
   fm_to_joints(qd, dual[0], dual[1], dual[2], dual[3]);
-  static const float identity[SKN_PALETTE_FLOATS - SKN_DQ_S] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
   _Pragma("GCC unroll 8") for (int l = 0; l < FM_W; ++l) {
     if (!st->rigid[l]) {
       skn__dq_form(pose, j + l, split);
@@ -204,7 +203,8 @@ static inline void dq_forms_second(fm_dq_stage *st, skn_pose *pose, uint32_t j, 
     float *e = SKN_DQ_ENTRY(pose, split, j + l); /* internal.h's layout */
     memcpy(e + SKN_DQ_REAL, &qr[l], sizeof qr[l]);
     memcpy(e + SKN_DQ_DUAL, &qd[l], sizeof qd[l]);
-    if (!s_identity) memcpy(e + SKN_DQ_S, identity, sizeof identity);
+    if (!s_identity)
+      memcpy(e + SKN_DQ_S, skn__dq_identity + SKN_DQ_S, (SKN_PALETTE_FLOATS - SKN_DQ_S) * sizeof(float));
   }
 }
 
