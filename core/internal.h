@@ -146,7 +146,11 @@ extern const float skn__dq_identity[SKN_PALETTE_FLOATS];
 /* Element (r, c) of joint j's W_i^A. */
 #define SKN_POSE_WORLD(pose, j, r, c) \
   ((pose)->world[((c) * 3 + (r)) * (pose)->rig->joint_stride + (pose)->rig->position[j]])
-#define SKN_POSE_N(pose, j, r, c) ((pose)->lbs_palette[(size_t)(j) * SKN_PALETTE_FLOATS + 16 + (c) * 4 + (r)])
+/* Element (r, c), c < 3, of joint j's normal matrix N_i: where every joint
+ * is a rotation (lbs_rigid) N_i = M_i's 3x3, and only M_i is written
+ * (pose_simd.h). */
+#define SKN_POSE_N(pose, j, r, c) \
+  ((pose)->lbs_palette[(size_t)(j) * SKN_PALETTE_FLOATS + ((pose)->lbs_rigid ? 0 : 16) + (c) * 4 + (r)])
 
 /* A joint's LBS_QUATERNION form, derived from M_i on the first call that
  * needs it after a pose change (skn__pose_derive); DQS's lives in
@@ -173,7 +177,8 @@ struct skn_pose {
   uint32_t dq_scaled[2];         /* 1 where some joint has S_i != I under that split (and only
                                   * then does an entry's S_i or SKN_DQ_SCALED differ from the
                                   * identity's: forms_simd.h leaves them where it is 0) */
-  uint32_t lbs_rigid;            /* 1 where every joint's N_i is its M_i's 3x3 (lbs_palette) */
+  uint32_t lbs_rigid;            /* 1 where every joint's N_i is its M_i's 3x3: then the palette's N
+                                  * entries are not written (SKN_POSE_NORMAL reads M's) */
   /* The rotation forms (xforms, dq_palette) are derived on the first call
    * that needs them after a pose change, each form (SKN_FORMS_*) apart and
    * under `lock`, so that LBS alone never pays for polar decompositions,

@@ -141,8 +141,7 @@ static size_t palette_entry_size(skn_palette_format f) {
 }
 
 /* Every joint's entry in format f, one loop per format: the LBS formats
- * from M_i's or N_i's 4x4 block of the palette (N's fourth column is zero,
- * internal.h), the dual quaternion ones from dq_palette. */
+ * from M_i or N_i (internal.h), the dual quaternion ones from dq_palette. */
 static void write_palette(const skn_pose *pose, skn_palette_format f, float *dst) {
   const uint32_t n = pose->rig->joint_count;
   switch (f) {
@@ -150,13 +149,15 @@ static void write_palette(const skn_pose *pose, skn_palette_format f, float *dst
     for (uint32_t j = 0; j < n; ++j) memcpy(dst + (size_t)j * 16, &SKN_POSE_M(pose, j, 0, 0), 16 * sizeof(float));
     break;
   case SKN_PALETTE_ROWS3X4:
-  case SKN_PALETTE_NORMAL_ROWS3X4: {
-    const float *src = pose->lbs_palette + (f == SKN_PALETTE_NORMAL_ROWS3X4 ? 16 : 0);
-    for (uint32_t j = 0; j < n; ++j, src += SKN_PALETTE_FLOATS, dst += 12)
+    for (uint32_t j = 0; j < n; ++j, dst += 12)
       for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 4; ++c) dst[r * 4 + c] = src[c * 4 + r];
+        for (int c = 0; c < 4; ++c) dst[r * 4 + c] = SKN_POSE_M(pose, j, r, c);
     break;
-  }
+  case SKN_PALETTE_NORMAL_ROWS3X4:
+    for (uint32_t j = 0; j < n; ++j, dst += 12)
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 4; ++c) dst[r * 4 + c] = c < 3 ? SKN_POSE_N(pose, j, r, c) : 0.0f;
+    break;
   case SKN_PALETTE_DUAL_QUAT:
     for (uint32_t j = 0; j < n; ++j) memcpy(dst + (size_t)j * 8, SKN_DQ_ENTRY(pose, 0, j) + SKN_DQ_REAL, 8 * sizeof(float));
     break;

@@ -116,6 +116,65 @@ START_TEST(rotation_joints_keep_their_matrix_as_normal_matrix) {
 }
 END_TEST
 
+/* Joint j's normal matrix against its matrix's 3x3 A: A itself, bit for
+ * bit, if `same`, else A^-T (in double) within 1e-6 of its size. */
+static void check_normal_matrix(const float *rows, const float *nrows, uint32_t j, int same) {
+  const float *a = rows + j * 12, *n = nrows + j * 12;
+  double m[16] = {0}, inv[16], size = 0;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) m[c * 4 + r] = a[r * 4 + c];
+  m[15] = 1;
+  dm_invert(inv, m);
+  for (int e = 0; e < 16; ++e) size = fmax(size, fabs(inv[e]));
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) {
+      double want = same ? a[r * 4 + c] : inv[r * 4 + c]; /* N(r, c) = (A^-1)(c, r) */
+      ck_assert_msg(same ? n[r * 4 + c] == a[r * 4 + c] : fabs(n[r * 4 + c] - want) <= 1e-6 * size,
+                    "joint %u: N(%d,%d) %.9g, want %.9g", j, r, c, n[r * 4 + c], want);
+    }
+}
+
+/* A pose of rotations stores no N (M's 3x3 serves: pose_simd.h); the
+ * first joint that is not one makes every N written, those of the joints
+ * before it included. Each leaf of a 40-joint rig scaled in turn (its
+ * position anywhere among the groups), on every instruction set: every
+ * joint's N is A or A^-T as it should be, and again A everywhere once the
+ * leaf is restored. */
+START_TEST(normal_matrices_where_one_joint_is_scaled) {
+  enum { JOINTS = 40 };
+  float rows[JOINTS * 12], nrows[JOINTS * 12];
+  int runs = 0;
+  for (size_t l = 0; l < sizeof levels / sizeof levels[0]; ++l) {
+    if (skn_set_simd(levels[l]) != SKN_OK) continue;
+    ++runs;
+    test_rig t;
+    skn_pose *pose;
+    skn_rig *rig = posed_random_rig(&t, 23, JOINTS, 10, 1, 0, &pose);
+    for (uint32_t leaf = 0; leaf < JOINTS; ++leaf) {
+      int parent = 0;
+      for (uint32_t c = 0; c < JOINTS; ++c) parent |= t.parents[c] == (int32_t)leaf;
+      if (parent) continue;
+      for (int restored = 0; restored < 2; ++restored) {
+        skn_transform x = t.pose[leaf];
+        if (!restored) x.scale[0] = 1.5f;
+        ck_assert_int_eq(skn_pose_set_local(pose, leaf, 1, &x), SKN_OK);
+        ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_ROWS3X4, rows, sizeof rows), SKN_OK);
+        ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_NORMAL_ROWS3X4, nrows, sizeof nrows), SKN_OK);
+        for (uint32_t j = 0; j < JOINTS; ++j) {
+          check_normal_matrix(rows, nrows, j, restored || j != leaf);
+          for (int r = 0; r < 3; ++r) ck_assert_float_eq(nrows[j * 12 + r * 4 + 3], 0.0f);
+        }
+      }
+    }
+    skn_pose_destroy(pose);
+    skn_rig_destroy(rig);
+    test_rig_free(&t);
+  }
+  ck_assert_int_ge(runs, 2);
+  ck_assert_int_eq(skn_set_simd(SKN_SIMD_AUTO), SKN_OK);
+}
+END_TEST
+
 /* set_model pins the joints it sets; the others keep their locals and
  * follow their parents; set_local unpins. */
 START_TEST(set_model_semantics) {
@@ -664,6 +723,7 @@ Suite *suite_pose(void) {
   TCase *tc = tcase_create("pose");
   tcase_add_test(tc, palette_formats);
   tcase_add_test(tc, rotation_joints_keep_their_matrix_as_normal_matrix);
+  tcase_add_test(tc, normal_matrices_where_one_joint_is_scaled);
   tcase_add_test(tc, set_model_semantics);
   tcase_add_test(tc, set_model_equals_set_local);
   tcase_add_test(tc, palette_matches_reference_on_every_instruction_set);
