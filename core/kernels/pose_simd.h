@@ -36,16 +36,6 @@ SKN_INLINE ilanes lanes_index(void) { return (ilanes){SKN_IL(SKN_LANE_INDEX, 0)}
 /* Levels narrower than this go a joint at a time. */
 #define SKN_FK_MIN_LANES 4u
 
-SKN_INLINE int lanes_any(ilanes m) {
-#if SKN_L == 16
-  return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
-#elif SKN_L == 8
-  return !_mm256_testz_si256((__m256i)m, (__m256i)m);
-#else
-  return _mm_movemask_epi8((__m128i)m) != 0;
-#endif
-}
-
 /* base[idx[l]] in lane l. */
 SKN_INLINE lanes lanes_gather(const float *base, ilanes idx) {
 #if SKN_L == 16

@@ -92,6 +92,17 @@ SKN_INLINE lanes lanes_select(ilanes mask, lanes a, lanes b) {
   return a;
 }
 
+/* Whether any lane of a mask is set. */
+SKN_INLINE int lanes_any(ilanes m) {
+#if SKN_L == 16
+  return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
+#elif SKN_L == 8
+  return !_mm256_testz_si256((__m256i)m, (__m256i)m);
+#else
+  return _mm_movemask_epi8((__m128i)m) != 0;
+#endif
+}
+
 /* a * b + c, fused where the instruction set has FMA. */
 SKN_INLINE lanes lanes_fma(lanes a, lanes b, lanes c) {
 #if SKN_L == 16
