@@ -52,34 +52,38 @@ SKN_INLINE lanes3 rows_normal_apply(const lanes s[16], lanes3 v) {
   return (lanes3){y.x * sign, y.y * sign, y.z * sign};
 }
 
-/* Influence slot i's 8-float records at `pal` (+ the joint's palette
- * entry) for the group, as rows 0..7 — the dual quaternions, or half of an
- * LBS_QUATERNION record: the transpose of the SKN_L joints' records (16
- * lanes: two 8 x 8 halves, records SKN_SIGMA(l) and SKN_SIGMA(l + 8)
- * sharing a vector, soa.h). Lanes
- * past the range read the slots that follow (pack.c pads the end), as
- * group_blend. */
-SKN_INLINE void slot_rows8(const float *pal, const uint16_t *J, const int k, const int i, lanes q[8]) {
-#define SKN_REC(l) (pal + (size_t)J[(l) * k + i] * SKN_PALETTE_FLOATS)
+/* SKN_L 8-float records as rows 0..7, row e lane l = rec[l][e]: their
+ * transpose (16 lanes: two 8 x 8 halves, records SKN_SIGMA(l) and
+ * SKN_SIGMA(l + 8) sharing a vector, soa.h). */
+SKN_INLINE void records8_to_rows(const float *const rec[SKN_L], lanes q[8]) {
 #if SKN_L == 16
   SKN_UNROLL for (int l = 0; l < 8; ++l) { /* records in the order SKN_SIGMA: the stages' vshufps order undone */
-    v8 a = ld8(SKN_REC(SKN_SIGMA(l))), b = ld8(SKN_REC(SKN_SIGMA(l + 8)));
+    v8 a = ld8(rec[SKN_SIGMA(l)]), b = ld8(rec[SKN_SIGMA(l + 8)]);
     q[l] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   }
   SKN_TSTAGE_BY(q, 4, 8, SKN_TQUADS)
   SKN_TSTAGE_ROWS(q, 2, 8)
   SKN_TSTAGE_BY(q, 1, 8, SKN_TPAIRS)
 #elif SKN_L == 8
-  SKN_UNROLL for (int l = 0; l < 8; ++l) q[l] = ld8(SKN_REC(l));
+  SKN_UNROLL for (int l = 0; l < 8; ++l) q[l] = ld8(rec[l]);
   lanes_transpose(q);
 #else
   SKN_UNROLL for (int part = 0; part < 2; ++part) {
     lanes *r = q + 4 * part;
-    SKN_UNROLL for (int l = 0; l < 4; ++l) r[l] = ld4(SKN_REC(l) + 4 * part);
+    SKN_UNROLL for (int l = 0; l < 4; ++l) r[l] = ld4(rec[l] + 4 * part);
     lanes_transpose(r);
   }
 #endif
-#undef SKN_REC
+}
+
+/* Influence slot i's 8-float records at `pal` (+ the joint's palette
+ * entry) for the group, as rows 0..7 — the dual quaternions, or half of an
+ * LBS_QUATERNION record. Lanes past the range read the slots that follow
+ * (pack.c pads the end), as group_blend. */
+SKN_INLINE void slot_rows8(const float *pal, const uint16_t *J, const int k, const int i, lanes q[8]) {
+  const float *rec[SKN_L];
+  SKN_UNROLL for (int l = 0; l < SKN_L; ++l) rec[l] = pal + (size_t)J[l * k + i] * SKN_PALETTE_FLOATS;
+  records8_to_rows(rec, q);
 }
 
 /* The first four floats of slot i's records (the rotation alone: COR) as
@@ -107,15 +111,24 @@ SKN_INLINE void slot_rows4(const float *pal, const uint16_t *J, const int k, con
   SKN_TSTAGE_BY(q, 1, 4, SKN_TPAIRS)
 }
 
-/* The group's weights as rows, row i lane l = W[l k + i], for k <= 4: the
- * group's k SKN_L weights deinterleaved (a few shuffles, where a gather lane
- * by lane costs two instructions a lane). */
-SKN_INLINE void group_weight_rows(const float *W, const int k, lanes w[4]) {
+/* Whether group_weight_rows takes k: a constant in each specialisation. */
+#define SKN_WEIGHT_ROWS(k) ((k) <= 4 || (k) == 8)
+
+/* The group's weights as rows, row i lane l = W[l k + i], for k <= 4 or
+ * k = 8: the group's k SKN_L weights deinterleaved (a few shuffles, where a
+ * gather lane by lane costs two instructions a lane; eight weights a
+ * vertex are its 8-float record). */
+SKN_INLINE void group_weight_rows(const float *W, const int k, lanes w[8]) {
   switch (k) {
   case 1: w[0] = lanes_load(W); break;
   case 2: lanes_load2(W, &w[0], &w[1]); break;
   case 3: lanes_load3(W, &w[0], &w[1], &w[2]); break;
-  default: lanes_load4(W, &w[0], &w[1], &w[2], &w[3]); break;
+  case 4: lanes_load4(W, &w[0], &w[1], &w[2], &w[3]); break;
+  default: {
+    const float *rec[SKN_L];
+    SKN_UNROLL for (int l = 0; l < SKN_L; ++l) rec[l] = W + 8 * l;
+    records8_to_rows(rec, w);
+  }
   }
 }
 
@@ -138,11 +151,11 @@ SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const
                                lanes *wsum) {
   const float *pal = job->pose->dq_palette[job->split];
   const int parts = rotation_only ? 4 : 8;
-  lanes ws = lanes_splat(0.0f), wr[4];
+  lanes ws = lanes_splat(0.0f), wr[8];
   SKN_UNROLL for (int c = 0; c < 8; ++c) qr[c] = ws;
-  if (k <= 4) group_weight_rows(W, k, wr);
+  if (SKN_WEIGHT_ROWS(k)) group_weight_rows(W, k, wr);
   _Pragma("GCC unroll 8") for (int i = 0; i < k; ++i) {
-    lanes q[8], w = k <= 4 ? wr[i] : slot_weights(W, k, i);
+    lanes q[8], w = SKN_WEIGHT_ROWS(k) ? wr[i] : slot_weights(W, k, i);
     ws += w;
     if (rotation_only) slot_rows4(pal, J, k, i, q);
     else slot_rows8(pal, J, k, i, q);

@@ -37,11 +37,11 @@ SKN_INLINE void lbsq_group(const skn_skin_job *job, const skn_src *src, uint32_t
   const float *W = src_weights(src, v, k), *pal = job->pose->quat_palette;
   const lanes zero = lanes_splat(0.0f);
   lanes3 x = group_load3(job->rig->positions, v, n), p = {zero, zero, zero};
-  lanes na[9], ta[9], wr[4];
+  lanes na[9], ta[9], wr[8];
   SKN_UNROLL for (int e = 0; e < 9; ++e) na[e] = ta[e] = zero;
-  if (k <= 4) group_weight_rows(W, k, wr);
+  if (SKN_WEIGHT_ROWS(k)) group_weight_rows(W, k, wr);
   _Pragma("GCC unroll 8") for (int i = 0; i < k; ++i) {
-    lanes r[16], w = k <= 4 ? wr[i] : slot_weights(W, k, i);
+    lanes r[16], w = SKN_WEIGHT_ROWS(k) ? wr[i] : slot_weights(W, k, i);
     slot_rows8(pal, J, k, i, r);
     slot_rows8(pal + 8, J, k, i, r + 8);
     lanes3 y = quat_rows_apply(r, (lanes3){x.x - r[12], x.y - r[13], x.z - r[14]});
