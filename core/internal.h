@@ -178,7 +178,7 @@ struct skn_pose {
                                   * then does an entry's S_i or SKN_DQ_SCALED differ from the
                                   * identity's: forms_simd.h leaves them where it is 0) */
   uint32_t lbs_rigid;            /* 1 where every joint's N_i is its M_i's 3x3: then the palette's N
-                                  * entries are not written (SKN_POSE_NORMAL reads M's) */
+                                  * entries are not written (SKN_POSE_N reads M's) */
   /* The rotation forms (xforms, dq_palette) are derived on the first call
    * that needs them after a pose change, each form (SKN_FORMS_*) apart and
    * under `lock`, so that LBS alone never pays for polar decompositions,

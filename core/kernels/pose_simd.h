@@ -385,7 +385,7 @@ static int palette_group(skn_pose *pose, uint32_t k0, int copy_n) {
 
 /* N = M's 3x3 and zeros for the joints at positions [0, end), all
  * rotations, whose N palette_group left out before it met one that is not. */
-static void copy_n(skn_pose *pose, uint32_t end) {
+static void backfill_n(skn_pose *pose, uint32_t end) {
   for (uint32_t k = 0; k < end; ++k) {
     float *e = pose->lbs_palette + (size_t)pose->rig->order[k] * SKN_PALETTE_FLOATS;
     memcpy(e + 16, e, 12 * sizeof *e);
@@ -403,6 +403,6 @@ void SKN_POSE_KERNEL(skn_pose *pose, uint32_t first, uint32_t count) {
   for (uint32_t k0 = 0; k0 < pose->rig->joint_count; k0 += SKN_L)
     if (!palette_group(pose, k0, !pose->lbs_rigid) && pose->lbs_rigid) {
       pose->lbs_rigid = 0;
-      copy_n(pose, k0);
+      backfill_n(pose, k0);
     }
 }
