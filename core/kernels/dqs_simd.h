@@ -272,13 +272,14 @@ SKN_INLINE void dqs_finish(const skn_skin_job *job, const skn_src *src, uint32_t
 }
 
 /* COR after the rotations' blend (as cor_vertex): v = R S (v0 - p*) +
- * (sum w_i M_i p*) / sum w_i, R from the blended rotations alone. */
+ * (sum w_i M_i p*) / sum w_i, R from the blended rotations alone; the
+ * joints of the M_i blend a load apiece (lbs_group_joints). */
 SKN_INLINE void cor_finish(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n, const int k,
                            const dq_blended *b, const int normals, const int tangents, const int scaled,
                            group_out *o) {
   lanes mr[16];
   mat m[SKN_L], unused[SKN_L];
-  group_blend(job->pose->lbs_palette, src_joints(src, v, k), src_weights(src, v, k), k, 0, m, unused);
+  group_blend(job->pose->lbs_palette, src_joints(src, v, k), src_weights(src, v, k), k, 0, 0, m, unused);
   records_to_rows(m, mr);
   rigid_lanes r = rigid_of_rows(b->qr);
   lanes3 p0 = group_load3(job->rig->positions, v, n), c = group_load3(job->rig->centers, v, n);
@@ -315,7 +316,7 @@ SKN_INLINE void blend_finish(const skn_skin_job *job, const skn_src *src, uint32
                              const dq_blended *bl, const int normals, const int tangents, const int scaled,
                              group_out *o) {
   if (!bl->dq) {
-    lbs_group(job, src, v, n, k, normals, tangents, o);
+    lbs_group_joints(job, src, v, n, k, normals, tangents, 0, o);
     return;
   }
   if (!bl->lbs) {
@@ -325,7 +326,7 @@ SKN_INLINE void blend_finish(const skn_skin_job *job, const skn_src *src, uint32
   group_out d;
   lanes b = bl->f;
   ilanes pure_lbs = b == 0.0f, pure_dqs = b == 1.0f;
-  lbs_group(job, src, v, n, k, normals, tangents, o);
+  lbs_group_joints(job, src, v, n, k, normals, tangents, 0, o);
   dqs_finish(job, src, v, n, bl, normals, tangents, scaled, &d);
   group_out m = *o;
   m.p = l3_mix(o->p, d.p, b);
@@ -342,13 +343,13 @@ SKN_INLINE void cor_or_lbs_finish(const skn_skin_job *job, const skn_src *src, u
                                   const int k, const dq_blended *b, const int normals, const int tangents,
                                   const int scaled, group_out *o) {
   if (!b->dq) {
-    lbs_group(job, src, v, n, k, normals, tangents, o);
+    lbs_group_joints(job, src, v, n, k, normals, tangents, 0, o);
     return;
   }
   cor_finish(job, src, v, n, k, b, normals, tangents, scaled, o);
   if (b->lbs) {
     group_out d;
-    lbs_group(job, src, v, n, k, normals, tangents, &d);
+    lbs_group_joints(job, src, v, n, k, normals, tangents, 0, &d);
     group_out_select(o, b->f == 0.0f, &d, normals, tangents);
   }
 }

@@ -69,8 +69,11 @@ SKN_INLINE void group_store(char *dst, size_t stride, uint32_t v, const uint32_t
  * shifts: the blend below is bound by its loads on Zen 5 — per influence a
  * joint, a weight broadcast and the matrix operand, three loads for one
  * fused multiply-add — and shifts run on the integer units beside them.
- * LBS, 4 influences, positions + normals, alternating: 1.04-1.06x on 1
- * thread, 1.02x on 2. Reads up to three slots past the vertex's k, which
+ * LBS, 4 influences, positions + normals, alternating: 1.04-1.075x on 1
+ * thread (1.05x compact), 0.99-1.015x on 2, where memory shares the
+ * limit; taking the weights apart the same way (a permute a weight, on
+ * the pipes the transposes use) measured 0.97-0.99x. The LBS kernel's
+ * alone (lbs_group_joints). Reads up to three slots past the vertex's k, which
  * the layout's tail (pack.c) and a compact chunk's buffer hold; their bits
  * are never used. Little-endian only; elsewhere a load a joint. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -81,29 +84,30 @@ SKN_INLINE void group_store(char *dst, size_t stride, uint32_t v, const uint32_t
 
 typedef struct joint_words { uint64_t w[2]; } joint_words;
 
-SKN_INLINE joint_words joints_load(const uint16_t *j, const int k) {
+SKN_INLINE joint_words joints_load(const uint16_t *j, const int k, const int words) {
   joint_words q = {{0, 0}};
-  if (SKN_JOINT_WORDS && k <= 8) memcpy(q.w, j, k > 4 ? 16 : 8);
+  if (words && SKN_JOINT_WORDS && k <= 8) memcpy(q.w, j, k > 4 ? 16 : 8);
   return q;
 }
 
-SKN_INLINE uint32_t joints_get(const joint_words *q, const uint16_t *j, const int k, const int i) {
-  if (SKN_JOINT_WORDS && k <= 8) return (uint32_t)(q->w[i / 4] >> (16 * (i % 4))) & 0xFFFFu;
+SKN_INLINE uint32_t joints_get(const joint_words *q, const uint16_t *j, const int k, const int words, const int i) {
+  if (words && SKN_JOINT_WORDS && k <= 8) return (uint32_t)(q->w[i / 4] >> (16 * (i % 4))) & 0xFFFFu;
   return j[i];
 }
 
 /* The group's matrices sum w_i M_i into m and, if normals, their normal
  * matrices into nm (one pass over the influences: the two share the index
- * and weight loads). Lanes past a range's end blend the slots that follow
- * (pack.c keeps a group's worth of padding at the end) and are never stored. */
+ * and weight loads); the joints as words where `words` (above). Lanes past
+ * a range's end blend the slots that follow (pack.c keeps a group's worth
+ * of padding at the end) and are never stored. */
 SKN_INLINE void group_blend(const float *pal, const uint16_t *J, const float *W, const int k, const int normals,
-                            mat m[SKN_L], mat nm[SKN_L]) {
+                            const int words, mat m[SKN_L], mat nm[SKN_L]) {
   SKN_UNROLL for (uint32_t l = 0; l < SKN_L; ++l) {
     uint32_t s = l * k;
-    const joint_words q = joints_load(J + s, k);
+    const joint_words q = joints_load(J + s, k, words);
     mat a = mat_zero(), b = mat_zero();
     _Pragma("GCC unroll 8") for (int i = 0; i < k; ++i) {
-      const float *e = pal + (size_t)joints_get(&q, J + s, k, i) * SKN_PALETTE_FLOATS;
+      const float *e = pal + (size_t)joints_get(&q, J + s, k, words, i) * SKN_PALETTE_FLOATS;
       a = mat_fma(a, W[s + i], e);
       if (normals) b = mat_fma(b, W[s + i], e + 16);
     }
@@ -185,13 +189,16 @@ enum { NORMALS_BY_N = 1, NORMALS_BY_M = 2 };
  * inputs src holds, k influences per vertex): the per-vertex blends, one
  * transpose, then eq. 4 and 9 for the whole group. Every vertex goes
  * through the same lanes arithmetic whatever its group, so that ranges and
- * thread counts give bit-identical results. */
-SKN_INLINE void lbs_group(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n, const int k,
-                          const int normals, const int tangents, group_out *o) {
+ * thread counts give bit-identical results. The joints as words where
+ * `words`: the LBS kernel's own groups (lbs_group, below); BLEND's and
+ * COR's LBS lanes (dqs_simd.h) keep a load a joint — with words, their
+ * larger bodies measured 0.73-0.93x. */
+SKN_INLINE void lbs_group_joints(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n,
+                                 const int k, const int normals, const int tangents, const int words, group_out *o) {
   mat m[SKN_L], nm[SKN_L];
   lanes r[16], nr[16];
-  group_blend(job->pose->lbs_palette, src_joints(src, v, k), src_weights(src, v, k), k, normals == NORMALS_BY_N, m,
-              nm);
+  group_blend(job->pose->lbs_palette, src_joints(src, v, k), src_weights(src, v, k), k, normals == NORMALS_BY_N,
+              words, m, nm);
   records_to_rows(m, r);
   o->p = rows_apply3(r, group_load3(job->rig->positions, v, n), 1);
   if (tangents) { /* t = M t0, w negated where det M < 0 */
@@ -203,6 +210,11 @@ SKN_INLINE void lbs_group(const skn_skin_job *job, const skn_src *src, uint32_t 
     if (normals == NORMALS_BY_N) records_to_rows(nm, nr);
     o->n = l3_unit(rows_apply3(normals == NORMALS_BY_M ? r : nr, group_load_normals(src, v, n), 0));
   }
+}
+
+SKN_INLINE void lbs_group(const skn_skin_job *job, const skn_src *src, uint32_t v, const uint32_t n, const int k,
+                          const int normals, const int tangents, group_out *o) {
+  lbs_group_joints(job, src, v, n, k, normals, tangents, 1, o);
 }
 
 /* The column of a table with the normals-by-M specialisations (attrs_column's

@@ -339,17 +339,19 @@ END_TEST
 
 /* The dual quaternion palettes (DQS's forms, both splits) are the same bit
  * for bit whichever instruction set derives them (forms_simd.h: rigid
- * joints in lanes, the others by palette.c's polar split) on a rig
- * where some joints are rigid and some are scaled, with a joint count that
- * leaves a tail of three; the scalar set's palette has both kinds. */
-START_TEST(dq_palette_same_on_every_instruction_set) {
+ * joints in lanes, the others by palette.c's polar split), with a joint
+ * count that leaves a tail of three: where `scale_some`, on a pose where
+ * some joints are rigid and some are scaled (the scalar set's palette has
+ * both kinds); else on a pose of rotations alone, where the SIMD sets skip
+ * the rigid test (pose->lbs_rigid) and every S_i is the identity. */
+static void dq_palettes_same(int scale_some) {
   static const skn_palette_format formats[] = {SKN_PALETTE_DUAL_QUAT_SCALE, SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y};
   test_rig t;
   test_rig_random(&t, 67, 63, 10, 1, 0);
   skn_bind_desc d = test_rig_desc(&t);
   skn_rig *rig = bind_or_fail(&d);
   for (uint32_t j = 0; j < t.joint_count; j += 5) { /* these and their descendants are not rigid */
-    t.pose[j].scale[0] = 1.5f, t.pose[j].scale[1] = 0.75f;
+    if (scale_some) t.pose[j].scale[0] = 1.5f, t.pose[j].scale[1] = 0.75f;
     for (int c = 0; c < 4; ++c) t.pose[j].rotation[c] *= 3.0f; /* |q| = 3: rigid all the same */
   }
   size_t n = (size_t)t.joint_count * 20;
@@ -369,8 +371,12 @@ START_TEST(dq_palette_same_on_every_instruction_set) {
         static const float identity[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
         scaled += memcmp(got + j * 20 + 8, identity, sizeof identity) != 0;
       }
-      ck_assert_uint_gt(scaled, 5);
-      ck_assert_uint_lt(scaled, t.joint_count - 5);
+      if (scale_some) {
+        ck_assert_uint_gt(scaled, 5);
+        ck_assert_uint_lt(scaled, t.joint_count - 5);
+      } else {
+        ck_assert_uint_eq(scaled, 0);
+      }
     } else {
       ck_assert_msg(!memcmp(first, got, n * 2 * sizeof(float)), "simd level %d: the palette differs", (int)levels[l]);
     }
@@ -381,6 +387,15 @@ START_TEST(dq_palette_same_on_every_instruction_set) {
   free(got);
   skn_rig_destroy(rig);
   test_rig_free(&t);
+}
+
+START_TEST(dq_palette_same_on_every_instruction_set) {
+  dq_palettes_same(1);
+}
+END_TEST
+
+START_TEST(dq_palette_of_rotations_same_on_every_instruction_set) {
+  dq_palettes_same(0);
 }
 END_TEST
 
@@ -728,6 +743,7 @@ Suite *suite_pose(void) {
   tcase_add_test(tc, set_model_equals_set_local);
   tcase_add_test(tc, palette_matches_reference_on_every_instruction_set);
   tcase_add_test(tc, dq_palette_same_on_every_instruction_set);
+  tcase_add_test(tc, dq_palette_of_rotations_same_on_every_instruction_set);
   tcase_add_test(tc, dq_palette_after_a_scaled_pose);
   tcase_add_test(tc, quaternion_forms_same_on_every_instruction_set);
   tcase_add_test(tc, pose_by_levels_matches_reference);
