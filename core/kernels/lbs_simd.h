@@ -72,10 +72,10 @@ SKN_INLINE void group_store(char *dst, size_t stride, uint32_t v, const uint32_t
  * LBS, 4 influences, positions + normals, alternating: 1.04-1.075x on 1
  * thread (1.05x compact), 0.99-1.015x on 2, where memory shares the
  * limit; taking the weights apart the same way (a permute a weight, on
- * the pipes the transposes use) measured 0.97-0.99x. The LBS kernel's
- * alone (lbs_group_joints). Reads up to three slots past the vertex's k, which
- * the layout's tail (pack.c) and a compact chunk's buffer hold; their bits
- * are never used. Little-endian only; elsewhere a load a joint. */
+ * the pipes the transposes use) measured 0.97-0.99x. For the LBS kernel
+ * alone (lbs_group_joints). Reads up to three slots past the vertex's k,
+ * which the layout's tail (pack.c) and a compact chunk's buffer hold; their
+ * bits are never used. Little-endian only; elsewhere a load a joint. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define SKN_JOINT_WORDS 1
 #else

@@ -350,7 +350,7 @@ static void dq_palettes_same(int scale_some) {
   test_rig_random(&t, 67, 63, 10, 1, 0);
   skn_bind_desc d = test_rig_desc(&t);
   skn_rig *rig = bind_or_fail(&d);
-  for (uint32_t j = 0; j < t.joint_count; j += 5) { /* these and their descendants are not rigid */
+  for (uint32_t j = 0; j < t.joint_count; j += 5) { /* scaled: these and their descendants are not rigid */
     if (scale_some) t.pose[j].scale[0] = 1.5f, t.pose[j].scale[1] = 0.75f;
     for (int c = 0; c < 4; ++c) t.pose[j].rotation[c] *= 3.0f; /* |q| = 3: rigid all the same */
   }
