@@ -403,23 +403,25 @@ END_TEST
  * same bit for bit whichever set derives them (forms_simd.h against
  * palette.c's joint-at-a-time code): one set's kernel skins a pose whose
  * forms the scalar set derived (they are kept until the pose changes) and a
- * pose that derived its own, to the same bits, on a rig where some joints
- * (leaves no vertex uses) are not similarities, with a tail of three. */
-START_TEST(quaternion_forms_same_on_every_instruction_set) {
+ * pose that derived its own, to the same bits, with a tail of three: where
+ * `scaled`, on a rig where joints are scaled and some (leaves no vertex
+ * uses) are not similarities; else on a pose of rotations alone, where the
+ * SIMD sets skip the similarity test (pose->lbs_rigid). */
+static void quaternion_forms_same(int scaled) {
   test_rig t;
-  test_rig_random(&t, 71, 63, 400, 4, 1);
+  test_rig_random(&t, 71, 63, 400, 4, scaled);
   uint8_t *leaf = malloc(t.joint_count);
   memset(leaf, 1, t.joint_count);
   for (uint32_t j = 0; j < t.joint_count; ++j)
     if (t.parents[j] >= 0) leaf[t.parents[j]] = 0;
   uint32_t leaves = 0;
-  for (uint32_t j = 0; j < t.joint_count; ++j) /* leaves lose their influences and stretch along y: */
+  for (uint32_t j = 0; scaled && j < t.joint_count; ++j) /* leaves lose their influences and stretch along y: */
     if (leaf[j] && t.parents[j] >= 0) { /* LBS_QUATERNION refuses such joints only where a vertex uses them */
       t.pose[j].scale[1] *= 1.5f, ++leaves;
       for (uint32_t i = 0; i < t.vertex_count * t.k; ++i)
         if (t.joints[i] == j) t.joints[i] = (uint32_t)t.parents[j];
     }
-  ck_assert_uint_ge(leaves, 3);
+  ck_assert_uint_ge(leaves, scaled ? 3 : 0);
   free(leaf);
   skn_bind_desc d = test_rig_desc(&t);
   skn_rig *rig = bind_or_fail(&d);
@@ -446,6 +448,15 @@ START_TEST(quaternion_forms_same_on_every_instruction_set) {
   free(pb);
   skn_rig_destroy(rig);
   test_rig_free(&t);
+}
+
+START_TEST(quaternion_forms_same_on_every_instruction_set) {
+  quaternion_forms_same(1);
+}
+END_TEST
+
+START_TEST(quaternion_forms_of_rotations_same_on_every_instruction_set) {
+  quaternion_forms_same(0);
 }
 END_TEST
 
@@ -746,6 +757,7 @@ Suite *suite_pose(void) {
   tcase_add_test(tc, dq_palette_of_rotations_same_on_every_instruction_set);
   tcase_add_test(tc, dq_palette_after_a_scaled_pose);
   tcase_add_test(tc, quaternion_forms_same_on_every_instruction_set);
+  tcase_add_test(tc, quaternion_forms_of_rotations_same_on_every_instruction_set);
   tcase_add_test(tc, pose_by_levels_matches_reference);
   tcase_add_test(tc, pose_parents_near_and_far);
   tcase_add_test(tc, set_local_refuses_any_non_finite_float);
