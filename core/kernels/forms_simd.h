@@ -230,7 +230,7 @@ static inline void quat_forms_first(fm_quat_stage *st, const skn_pose *pose, uin
   _Pragma("GCC unroll 4") for (int i = 0, k = 0; i < 3; ++i) /* A^T A's upper triangle */
     _Pragma("GCC unroll 4") for (int c = i; c < 3; ++c, ++k)
       if (c == i || !rotations) g[k] = a[i] * a[c] + a[3 + i] * a[3 + c] + a[6 + i] * a[6 + c];
-  fm_d s2 = (g[0] + g[3] + g[5]) / 3.0, err = {0}; /* g[0], g[3], g[5]: the diagonal */
+  fm_d s2 = (g[0] + g[3] + g[5]) / 3.0; /* g[0], g[3], g[5]: the diagonal */
   if (rotations) {
     /* Every joint a rotation to 4e-6 (pose->lbs_rigid, as the DQS forms):
      * G within ~4.2e-6 of I and s2 of 1, so err / s2 < 1e-5 and det A > 0
@@ -238,6 +238,7 @@ static inline void quat_forms_first(fm_quat_stage *st, const skn_pose *pose, uin
      * and its division are left out (1,000 joints, alternating: 0.87x). */
     st->similar = (fm_m){0} - 1;
   } else {
+    fm_d err = {0};
     _Pragma("GCC unroll 8") for (int k = 0; k < 6; ++k)
       err = fm_max(err, fm_abs(k == 0 || k == 3 || k == 5 ? g[k] - s2 : g[k])); /* skn_m3_similarity_error */
     st->similar = (fm_sel(s2 > 0.0, err / s2, (fm_d){0} + INFINITY) <= 1e-4) & (fm_det(a) > 0.0);

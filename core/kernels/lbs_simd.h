@@ -82,16 +82,19 @@ SKN_INLINE void group_store(char *dst, size_t stride, uint32_t v, const uint32_t
 #define SKN_JOINT_WORDS 0
 #endif
 
+/* Whether a group takes its joints as words (a constant in each specialisation). */
+#define SKN_JOINTS_AS_WORDS(words, k) ((words) && SKN_JOINT_WORDS && (k) <= 8)
+
 typedef struct joint_words { uint64_t w[2]; } joint_words;
 
 SKN_INLINE joint_words joints_load(const uint16_t *j, const int k, const int words) {
   joint_words q = {{0, 0}};
-  if (words && SKN_JOINT_WORDS && k <= 8) memcpy(q.w, j, k > 4 ? 16 : 8);
+  if (SKN_JOINTS_AS_WORDS(words, k)) memcpy(q.w, j, k > 4 ? 16 : 8);
   return q;
 }
 
 SKN_INLINE uint32_t joints_get(const joint_words *q, const uint16_t *j, const int k, const int words, const int i) {
-  if (words && SKN_JOINT_WORDS && k <= 8) return (uint32_t)(q->w[i / 4] >> (16 * (i % 4))) & 0xFFFFu;
+  if (SKN_JOINTS_AS_WORDS(words, k)) return (uint32_t)(q->w[i / 4] >> (16 * (i % 4))) & 0xFFFFu;
   return j[i];
 }
 

@@ -407,22 +407,29 @@ END_TEST
  * `scaled`, on a rig where joints are scaled and some (leaves no vertex
  * uses) are not similarities; else on a pose of rotations alone, where the
  * SIMD sets skip the similarity test (pose->lbs_rigid). */
+/* The rig's leaves (root excepted) lose their influences to their parents
+ * and stretch along y: not similarities, which LBS_QUATERNION refuses only
+ * where a vertex uses them. */
+static void stretch_unused_leaves(test_rig *t) {
+  uint8_t *leaf = malloc(t->joint_count);
+  memset(leaf, 1, t->joint_count);
+  for (uint32_t j = 0; j < t->joint_count; ++j)
+    if (t->parents[j] >= 0) leaf[t->parents[j]] = 0;
+  uint32_t leaves = 0;
+  for (uint32_t j = 0; j < t->joint_count; ++j)
+    if (leaf[j] && t->parents[j] >= 0) {
+      t->pose[j].scale[1] *= 1.5f, ++leaves;
+      for (uint32_t i = 0; i < t->vertex_count * t->k; ++i)
+        if (t->joints[i] == j) t->joints[i] = (uint32_t)t->parents[j];
+    }
+  ck_assert_uint_ge(leaves, 3);
+  free(leaf);
+}
+
 static void quaternion_forms_same(int scaled) {
   test_rig t;
   test_rig_random(&t, 71, 63, 400, 4, scaled);
-  uint8_t *leaf = malloc(t.joint_count);
-  memset(leaf, 1, t.joint_count);
-  for (uint32_t j = 0; j < t.joint_count; ++j)
-    if (t.parents[j] >= 0) leaf[t.parents[j]] = 0;
-  uint32_t leaves = 0;
-  for (uint32_t j = 0; scaled && j < t.joint_count; ++j) /* leaves lose their influences and stretch along y: */
-    if (leaf[j] && t.parents[j] >= 0) { /* LBS_QUATERNION refuses such joints only where a vertex uses them */
-      t.pose[j].scale[1] *= 1.5f, ++leaves;
-      for (uint32_t i = 0; i < t.vertex_count * t.k; ++i)
-        if (t.joints[i] == j) t.joints[i] = (uint32_t)t.parents[j];
-    }
-  ck_assert_uint_ge(leaves, scaled ? 3 : 0);
-  free(leaf);
+  if (scaled) stretch_unused_leaves(&t);
   skn_bind_desc d = test_rig_desc(&t);
   skn_rig *rig = bind_or_fail(&d);
   float *pa = malloc(400 * 6 * sizeof(float)), *pb = malloc(400 * 6 * sizeof(float));
