@@ -9,7 +9,8 @@
  *    claimed and not yet finished, never for workers that did not come;
  *  - a worker spins for a while after a job before it sleeps, so that the
  *    back-to-back calls of a frame (one mesh after another) hand off
- *    through one cache line instead of a futex wake-up each;
+ *    through one cache line instead of a futex wake-up each; it yields the
+ *    core as it spins, in case it was woken onto its caller's (await_job);
  *  - waking a sleeping worker costs the caller a futex system call, and on
  *    a virtual machine an inter-processor interrupt: 12-22 us measured
  *    here, the worker running 8-15 us later. A light job (one the caller
@@ -115,7 +116,7 @@ static uint32_t await_job(uint32_t seen) {
     cpu_relax();
     if ((spin & 63u) == 0) {
       if (now_ns() > until) break;
-      sched_yield(); /* (above) */
+      sched_yield(); /* a caller sharing this core runs (above) */
     }
   }
   __atomic_fetch_add(&pool.sleepers, 1, __ATOMIC_SEQ_CST);
