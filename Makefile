@@ -3,7 +3,7 @@
 # make            build/libskn.so.1 (+ libskn.so) and the programs
 # make check      install missing Debian packages, build, run every test
 # make demo       build, skin a procedural arm and a glTF model, write pictures
-# make install    PREFIX=/usr/local: header, library, pkg-config file, Python package
+# make install    PREFIX=/usr/local: headers, library, GL adapter, pkg-config file, Python package
 # make bench      the benchmark: bandwidth probe, every kernel vs the scalar reference
 # make check-threads  the unit tests under ThreadSanitizer (the worker pool, threaded calls)
 # make blender-addon   build/skn_blender.zip for Blender's Preferences > Add-ons > Install
@@ -21,7 +21,7 @@ BUILD ?= build
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 MAKEFLAGS += -j$(NPROC)
 
-VERSION := 1.0.0
+VERSION := 1.1.0
 SONAME := libskn.so.1
 LIB := $(BUILD)/$(SONAME)
 
@@ -30,7 +30,7 @@ CFLAGS ?= -O2 -g
 # SAN: sanitizer flags for the whole build (make check builds build/san with them).
 SAN ?=
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-LIB_CFLAGS := -std=c99 $(CFLAGS) $(SAN) -fPIC -fvisibility=hidden $(WARN) -DSKN_BUILDING -D_POSIX_C_SOURCE=200809L
+LIB_CFLAGS := -std=c99 $(CFLAGS) $(SAN) -fPIC -fvisibility=hidden $(WARN) -DSKN_BUILDING -D_POSIX_C_SOURCE=200809L -I$(BUILD)/gen
 LIB_LDFLAGS := $(SAN) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=abi/libskn.map -Wl,--no-undefined -pthread -lcjson -lm
 
 CORE_SRC := $(wildcard core/*.c core/gltf/*.c core/kernels/*.c)
@@ -52,21 +52,36 @@ $(BUILD)/obj/kernels/%_avx512.o: ISA := -mavx2 -mfma -mavx512f -mavx512vl -mavx5
 # Programs link against the built library with an rpath, so that they run
 # from the build tree without installing anything.
 # `skn_bind_desc d = { sizeof d };` is the ABI's idiom: zero means default.
-PROG_CFLAGS := -std=c99 $(CFLAGS) $(SAN) $(WARN) -Wno-missing-field-initializers -D_POSIX_C_SOURCE=200809L -Iabi -Iscripts
+PROG_CFLAGS := -std=c99 $(CFLAGS) $(SAN) $(WARN) -Wno-missing-field-initializers -D_POSIX_C_SOURCE=200809L -Iabi -Iscripts -Iplugins/gl
 PROG_LDFLAGS := -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN' -lskn -lm
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 TEST_SRC := $(wildcard tests/unit/*.c)
+GL_SRC := $(wildcard plugins/gl/*.c)
+GL_LIB := $(BUILD)/libskn_gl.a
+GL_TEST_SRC := $(wildcard tests/gl/*.c)
 DEMO := $(BUILD)/bin/skn-demo
 ADDON := $(BUILD)/skn_blender.zip
 CLI := $(BUILD)/bin/skn
 CLI_SRC := $(wildcard plugins/cli/*.c)
 
-.PHONY: all lib python blender-addon bench bench-blender check check-threads test demo install uninstall deps abi-baseline clean help
-all: lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON)
+.PHONY: all lib gl python blender-addon bench bench-blender check check-threads test demo install uninstall deps abi-baseline clean help
+all: lib gl $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON)
 lib: $(LIB) $(BUILD)/libskn.so
+gl: $(GL_LIB)
+
+# The OpenGL adapter (plugins/gl): a static library a host links beside
+# libskn. It loads GL (and, for headless programs, EGL) at run time, so it
+# links neither.
+GL_OBJ := $(patsubst plugins/gl/%.c,$(BUILD)/obj/gl/%.o,$(GL_SRC))
+$(BUILD)/obj/gl/%.o: plugins/gl/%.c plugins/gl/*.h abi/skn.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -fPIC -c $< -o $@
+$(GL_LIB): $(GL_OBJ)
+	rm -f $@
+	ar rcs $@ $(GL_OBJ)
 
 # Each object depends on the headers it includes (-MMD: the compiler lists
 # them in a .d file beside it), so that editing one kernel family's header
@@ -76,6 +91,13 @@ $(BUILD)/obj/%.o: core/%.c
 	$(CC) $(LIB_CFLAGS) $(KFLAGS) $(ISA) -MMD -MP -c $< -o $@
 
 -include $(CORE_OBJ:.o=.d)
+
+# The GLSL pieces (core/glsl/*.glsl), embedded as C strings for glsl.c.
+GLSL_SRC := $(wildcard core/glsl/*.glsl)
+$(BUILD)/gen/glsl_pieces.h: $(GLSL_SRC) scripts/glsl_to_c
+	@mkdir -p $(dir $@)
+	scripts/glsl_to_c $(GLSL_SRC) > $@
+$(BUILD)/obj/glsl.o: $(BUILD)/gen/glsl_pieces.h
 
 $(LIB): $(CORE_OBJ) abi/libskn.map
 	$(CC) $(CORE_OBJ) $(LIB_LDFLAGS) -o $@
@@ -90,8 +112,8 @@ $(DEMO): scripts/demo.c scripts/arm.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/bi
 	$(CC) $(PROG_CFLAGS) $< $(PROG_LDFLAGS) -o $@
 
 # The skn command: a host of its own, built on abi/skn.h alone.
-$(CLI): $(CLI_SRC) plugins/cli/cli.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/bin
-	$(CC) $(PROG_CFLAGS) $(CLI_SRC) $(PROG_LDFLAGS) -lpng -pthread -o $@
+$(CLI): $(CLI_SRC) plugins/cli/cli.h abi/skn.h $(BUILD)/libskn.so $(GL_LIB) | $(BUILD)/bin
+	$(CC) $(PROG_CFLAGS) $(CLI_SRC) $(GL_LIB) $(PROG_LDFLAGS) -lpng -pthread -ldl -o $@
 
 $(BUILD)/bin/arm_gltf: scripts/arm_gltf.c scripts/arm.h | $(BUILD)/bin
 	$(CC) $(PROG_CFLAGS) $< -lm -o $@
@@ -130,6 +152,10 @@ bench-blender: deps
 $(BUILD)/tests/unit: $(TEST_SRC) tests/unit/*.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/tests
 	$(CC) $(PROG_CFLAGS) $(CHECK_CFLAGS) $(TEST_SRC) $(PROG_LDFLAGS) $(CHECK_LIBS) -o $@
 
+# The GLSL against skn_skin on Mesa's llvmpipe, through a headless EGL context.
+$(BUILD)/tests/gl: $(GL_TEST_SRC) tests/gl/*.h tests/unit/testlib.c tests/unit/testlib.h $(GL_LIB) $(BUILD)/libskn.so | $(BUILD)/tests
+	$(CC) $(PROG_CFLAGS) $(CHECK_CFLAGS) -Itests/unit $(GL_TEST_SRC) tests/unit/testlib.c $(GL_LIB) $(PROG_LDFLAGS) $(CHECK_LIBS) -ldl -o $@
+
 # The dlopen client links nothing of skn: it finds every call through skn_get_api.
 $(BUILD)/tests/abi_client: tests/abi/abi_client.c abi/skn.h | $(BUILD)/tests
 	$(CC) $(PROG_CFLAGS) $< -ldl -o $@
@@ -138,8 +164,8 @@ deps:
 	@scripts/install-deps
 
 check: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/tests/unit $(BUILD)/tests/abi_client
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN="$(SAN_FLAGS)" CFLAGS="-O1 -g" $(BUILD)/san/tests/unit
+	@$(MAKE) --no-print-directory all $(BUILD)/tests/unit $(BUILD)/tests/gl $(BUILD)/tests/abi_client
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN="$(SAN_FLAGS)" CFLAGS="-O1 -g" $(BUILD)/san/tests/unit $(BUILD)/san/tests/gl
 	@PYTHON=$(PYTHON) BUILD=$(BUILD) tests/run-all
 
 test: check
@@ -161,17 +187,19 @@ abi-baseline: $(LIB)
 # Debian's interpreters look in PREFIX/lib/pythonX.Y/dist-packages (/usr/local included).
 PYTHON_SITE ?= $(shell $(PYTHON) -c "import sys; print('$(PREFIX)/lib/python%d.%d/dist-packages' % sys.version_info[:2])")
 
-install: lib
+install: lib gl
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PYTHON_SITE)/skn
 	install -m 644 $(PY_SRC) $(DESTDIR)$(PYTHON_SITE)/skn/
-	install -m 644 abi/skn.h $(DESTDIR)$(INCLUDEDIR)/skn.h
+	install -m 644 abi/skn.h plugins/gl/skn_gl.h plugins/gl/skn_egl.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(GL_LIB) $(DESTDIR)$(LIBDIR)/libskn_gl.a
 	install -m 755 $(LIB) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libskn.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' abi/skn.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/skn.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/skn.h $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libskn.so \
+	rm -f $(DESTDIR)$(INCLUDEDIR)/skn.h $(DESTDIR)$(INCLUDEDIR)/skn_gl.h $(DESTDIR)$(INCLUDEDIR)/skn_egl.h \
+	      $(DESTDIR)$(LIBDIR)/libskn_gl.a $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libskn.so \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/skn.pc
 	rm -rf $(DESTDIR)$(PYTHON_SITE)/skn
 

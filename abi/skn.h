@@ -8,7 +8,8 @@
  *   3. Pose                 joint transforms                -> skinning palette
  *   4. Skin                 rig + pose                      -> deformed vertices
  *   5. glTF 2.0             files -> rigs, and poses at time t
- *   6. Function table       skn_get_api, for hosts that dlopen the library
+ *   6. GPU skinning         GLSL text, per-vertex attributes, palettes (1.1)
+ *   7. Function table       skn_get_api, for hosts that dlopen the library
  *
  * Conventions (they hold for every call):
  *   - Matrices are float[16], column-major, acting on column vectors:
@@ -55,7 +56,7 @@ extern "C" {
  * ---------------------------------------------------------------------- */
 
 #define SKN_VERSION_MAJOR 1 /* ABI major: changes only on a breaking change */
-#define SKN_VERSION_MINOR 0
+#define SKN_VERSION_MINOR 1
 #define SKN_VERSION_PATCH 0
 #define SKN_VERSION_NUMBER \
   (SKN_VERSION_MAJOR * 10000 + SKN_VERSION_MINOR * 100 + SKN_VERSION_PATCH)
@@ -86,7 +87,7 @@ typedef enum skn_status {
  * header a host was compiled with: compare skn_version() / 10000). */
 SKN_API uint32_t skn_version(void);
 
-/* "1.0.0". Static storage; never NULL. */
+/* "1.1.0". Static storage; never NULL. */
 SKN_API const char *skn_version_string(void);
 
 /* The enumerator's name, "SKN_ERR_SINGULAR"; "SKN_STATUS_UNKNOWN" for a
@@ -99,6 +100,12 @@ SKN_API const char *skn_status_name(skn_status status);
  * Thread-local storage owned by the library; valid until the thread's next
  * failing call. */
 SKN_API const char *skn_last_error(void);
+
+/* Records `message` (up to 511 bytes) as this thread's skn_last_error() and
+ * returns `status`: for adapters built on libskn (plugins/gl, the language
+ * bindings) that report their own failures, a shader's compile log say,
+ * through the same two calls a host already reads. NULL records "". (1.1) */
+SKN_API skn_status skn_set_error(skn_status status, const char *message);
 
 /* ------------------------------------------------------------------------
  * 2. Bind: skeleton + rest mesh + weights -> rig
@@ -540,7 +547,150 @@ SKN_API skn_status skn_gltf_pose(const skn_gltf *gltf, uint32_t primitive, uint3
                                  skn_pose *pose);
 
 /* ------------------------------------------------------------------------
- * 6. Function table
+ * 6. GPU skinning: GLSL text, per-vertex attributes, palettes (1.1)
+ *
+ * On a GPU, skinning belongs in the vertex shader: per frame the CPU poses
+ * the rig and uploads one small palette (a few vec4 per joint), and the mesh
+ * never moves again. skn gives a host the three things that takes, each
+ * from one skn_gpu_desc:
+ *   - skn_glsl_source: GLSL functions skn_skin_position(), skn_skin_normal(),
+ *     skn_skin_tangent() for any method, to paste before the host's main();
+ *   - skn_rig_gpu_attributes: the per-vertex inputs those functions read
+ *     (joints, weights, BLEND's b, COR's centers), exactly the influences
+ *     skn_skin uses, written once at bind;
+ *   - skn_pose_gpu_palette: per pose, the palette they read, in one buffer.
+ * The shader does the arithmetic of the CPU kernels in the same order, and
+ * matches skn_skin to 1e-5 of the model's size (tests/gl, on Mesa). What
+ * each method needs (vec4 = 16 bytes):
+ *   method          per joint (palette_vec4s)         per vertex, beyond the rest mesh
+ *   LBS_MATRIX      3: M_i's rows; +3 N_i's (normals)  joints, weights
+ *   LBS_QUATERNION  2: q_i; t_i and s_i                joints, weights
+ *   DQS             5: dual quaternion; S_i's rows     joints, weights
+ *   BLEND           8: DQS's, M_i's; +3 N_i's          joints, weights, b
+ *   COR             8: DQS's, M_i's; +3 N_i's          joints, weights, center
+ * plugins/gl (skn_gl.h) does all of it for a host with an OpenGL 3.3 or
+ * OpenGL ES 3.0 context.
+ * ---------------------------------------------------------------------- */
+
+/* The GLSL the text is written in. */
+typedef enum skn_glsl_dialect {
+  SKN_GLSL_330 = 0,    /* #version 330 core (OpenGL 3.3 and later) */
+  SKN_GLSL_300_ES,     /* #version 300 es (OpenGL ES 3.0 and later, WebGL 2) */
+  SKN_GLSL_DIALECT_FORCE_U32 = 0x7FFFFFFF
+} skn_glsl_dialect;
+
+/* Where the shader reads the palette from (skn_pose_gpu_palette's bytes in
+ * each case, as they are). */
+typedef enum skn_glsl_palette {
+  SKN_GLSL_PALETTE_UNIFORM_BLOCK = 0, /* std140 block "SknPalette" { vec4 skn_palette[joint_count *
+                                         palette_vec4s]; }: fastest; at least 16 KB, often 64 KB
+                                         (GL_MAX_UNIFORM_BLOCK_SIZE) */
+  SKN_GLSL_PALETTE_TEXTURE_BUFFER,    /* samplerBuffer skn_palette over a GL_RGBA32F texture buffer
+                                         (330 only): millions of texels */
+  SKN_GLSL_PALETTE_TEXTURE_2D,        /* sampler2D skn_palette, a GL_RGBA32F texture of any width,
+                                         the texels in rows: for ES, and any palette too large for
+                                         a uniform block */
+  SKN_GLSL_PALETTE_FORCE_U32 = 0x7FFFFFFF
+} skn_glsl_palette;
+
+/* Bits of skn_gpu_desc.outputs: the functions the text defines beyond
+ * skn_skin_position (and what the palette holds for them). */
+enum { SKN_GPU_NORMALS = 1u << 0, SKN_GPU_TANGENTS = 1u << 1 };
+
+/* Bits of skn_gpu_desc.flags. */
+enum {
+  SKN_GLSL_NO_VERSION = 1u << 0 /* leave out the #version line, for hosts that write their own
+                                   preamble (Blender's gpu module) */
+};
+
+/* One GPU setup: the text, the palette and the layout all follow from it.
+ * Zero is the default everywhere but in joint_count, which a uniform block
+ * needs. */
+typedef struct skn_gpu_desc {
+  uint32_t struct_size;
+  skn_method method;
+  skn_dqs_scale dqs_scale;    /* the split the palette holds (DQS, BLEND, COR), as skn_skin_desc */
+  uint32_t influences;        /* per vertex, as the attributes hold them: 4 or 8 (0 = 4) */
+  uint32_t outputs;           /* SKN_GPU_NORMALS | SKN_GPU_TANGENTS */
+  skn_glsl_dialect dialect;
+  skn_glsl_palette palette;
+  uint32_t joint_count;       /* the uniform block's length in joints (the rig's joint count);
+                                 ignored by the texture palettes */
+  uint32_t flags;             /* SKN_GLSL_* */
+} skn_gpu_desc;
+
+/* Writes the GLSL for desc into dst, NUL-terminated, and its length
+ * (without the NUL) into *out_length; dst NULL asks the length alone. The
+ * text starts with a comment that lists everything it reads — the vertex
+ * inputs (skn_joints0 as uvec4, skn_weights0 as vec4, ...), the palette's
+ * block or sampler and how to bind it — then the #version line (unless
+ * SKN_GLSL_NO_VERSION), so the host's own code goes after it. It defines
+ *   vec3 skn_skin_position(vec3 rest_position);
+ *   vec3 skn_skin_normal(vec3 rest_normal);      (with SKN_GPU_NORMALS)
+ *   vec4 skn_skin_tangent(vec4 rest_tangent);    (with SKN_GPU_TANGENTS)
+ * and names of its own that begin with skn_, Skn or SKN_.
+ * Errors (SKN_ERR_INVALID_ARGUMENT, nothing written): an unknown method,
+ * split, dialect, palette or bit; influences other than 4 or 8; a texture
+ * buffer in GLSL ES 3.00; a uniform block with joint_count 0; dst_bytes
+ * smaller than the length + 1. */
+SKN_API skn_status skn_glsl_source(const skn_gpu_desc *desc, char *dst, size_t dst_bytes,
+                                   size_t *out_length);
+
+/* Bits of skn_gpu_layout.needs. */
+enum {
+  SKN_GPU_NEEDS_BLEND_WEIGHTS = 1u << 0, /* the vertex input skn_blend (float) */
+  SKN_GPU_NEEDS_CENTERS = 1u << 1        /* the vertex input skn_center (vec4) */
+};
+
+typedef struct skn_gpu_layout {
+  uint32_t struct_size;   /* the caller sets sizeof; the library fills what fits */
+  uint32_t palette_vec4s; /* per joint: the palette is joint_count * palette_vec4s * 16 bytes */
+  uint32_t needs;         /* SKN_GPU_NEEDS_*: vertex inputs beyond joints and weights */
+} skn_gpu_layout;
+
+/* What desc's shader reads. The same errors as skn_glsl_source, less the
+ * uniform block's joint_count. */
+SKN_API skn_status skn_gpu_layout_get(const skn_gpu_desc *desc, skn_gpu_layout *out);
+
+/* Writes the pose's palette for desc's shader: joint_count * palette_vec4s
+ * vec4 (floats), joint j's at vec4 j * palette_vec4s, in bind's joint order.
+ * Errors: those of skn_gpu_layout_get; dst_bytes too small, or a uniform
+ * block of fewer joints than the rig (SKN_ERR_INVALID_ARGUMENT); for
+ * LBS_QUATERNION a joint that is not a rotation and uniform scale, as
+ * skn_skin (SKN_ERR_UNSUPPORTED). Nothing is written then. */
+SKN_API skn_status skn_pose_gpu_palette(const skn_pose *pose, const skn_gpu_desc *desc, void *dst,
+                                        size_t dst_bytes);
+
+/* The per-vertex inputs of the GLSL, in the order of the rest mesh; each an
+ * skn_out_attrib (stride 0: packed) that is written where data is not NULL. */
+typedef struct skn_gpu_attributes {
+  uint32_t struct_size;
+  uint32_t influences;          /* k per vertex: 4 or 8 (0 = 4), as skn_gpu_desc */
+  uint32_t joint_bits;          /* 16 (0 = 16) or 8, for rigs of at most 256 joints */
+  skn_out_attrib joints;        /* k unsigned indices of joint_bits (skn_joints0 = the first four,
+                                   skn_joints1 the next); a vertex's unused slots are joint 0 */
+  skn_out_attrib weights;       /* k floats (skn_weights0, skn_weights1); unused slots 0 */
+  skn_out_attrib blend_weights; /* 1 float, BLEND's b (skn_blend): needs bind's blend_weights */
+  skn_out_attrib centers;       /* 4 floats, COR's center (skn_center): xyz = p*, w = 1, or
+                                   w = 0 where no triangle is similar and LBS serves the vertex;
+                                   needs bind's triangles */
+  skn_out_attrib positions;     /* float[3]: the rest mesh as the rig skins it (compact layouts:
+                                   normals and tangents as decoded) */
+  skn_out_attrib normals;       /* float[3]: needs normals at bind */
+  skn_out_attrib tangents;      /* float[4]: needs tangents at bind */
+} skn_gpu_attributes;
+
+/* Writes the rig's per-vertex GPU inputs: its influences after bind's
+ * pruning and normalizing (the weights the kernels use), up to k a vertex
+ * in bind's order, padded with weight 0. Errors (nothing written): an
+ * output the rig was not bound with, influences other than 4 or 8,
+ * joint_bits other than 8 or 16, 8 with more than 256 joints, 16 with more
+ * than 65536 (SKN_ERR_INVALID_ARGUMENT); a vertex of more than k influences
+ * (SKN_ERR_UNSUPPORTED: bind with max_influences = k). */
+SKN_API skn_status skn_rig_gpu_attributes(const skn_rig *rig, const skn_gpu_attributes *out);
+
+/* ------------------------------------------------------------------------
+ * 7. Function table
  *
  * A host that dlopen()s libskn needs one dlsym("skn_get_api"). Functions
  * added in later minor versions are appended, never inserted; check
@@ -579,6 +729,12 @@ struct skn_api {
   /* kernels (section 4): */
   skn_status (*set_simd)(skn_simd simd);
   skn_simd (*get_simd)(void);
+  /* 1.1: errors (section 1) and GPU skinning (section 6) */
+  skn_status (*set_error)(skn_status status, const char *message);
+  skn_status (*glsl_source)(const skn_gpu_desc *desc, char *dst, size_t dst_bytes, size_t *out_length);
+  skn_status (*gpu_layout_get)(const skn_gpu_desc *desc, skn_gpu_layout *out);
+  skn_status (*pose_gpu_palette)(const skn_pose *pose, const skn_gpu_desc *desc, void *dst, size_t dst_bytes);
+  skn_status (*rig_gpu_attributes)(const skn_rig *rig, const skn_gpu_attributes *out);
 };
 
 /* The function table for ABI major abi_major (pass SKN_VERSION_MAJOR), or

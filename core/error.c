@@ -17,6 +17,10 @@ skn_status skn__fail(skn_status status, const char *fmt, ...) {
 
 SKN_API const char *skn_last_error(void) { return tls_message; }
 
+SKN_API skn_status skn_set_error(skn_status status, const char *message) {
+  return skn__fail(status, "%s", message ? message : "");
+}
+
 SKN_API const char *skn_status_name(skn_status status) {
   static const char *const names[] = {
       "SKN_OK",

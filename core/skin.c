@@ -1,6 +1,6 @@
 /* skin.c — skn_skin: validate the whole request, pick the method's kernel,
  * split the vertex range into blocks for the worker pool. */
-#include "internal.h"
+#include "gpu.h"
 #include "kernels/kernels.h"
 
 #include <string.h>
@@ -30,7 +30,7 @@ static skn_status check_output(skn_out_attrib a, uint32_t width, int bound, cons
 
 /* LBS_QUATERNION serves rotation + uniform scale only (ABI.md): every joint
  * that some vertex depends on must have a similarity M_i. */
-static skn_status check_similar(const skn_rig *rig, const skn_pose *pose) {
+skn_status skn__check_similar(const skn_rig *rig, const skn_pose *pose) {
   for (uint32_t j = 0; j < rig->joint_count; ++j) {
     const skn_joint_xform *x = &pose->xforms[j];
     if (rig->joint_used[j] && !x->similar)
@@ -62,7 +62,7 @@ static skn_status check_method(const skn_rig *rig, const skn_pose *pose, const s
   if (d->method == SKN_METHOD_LBS_QUATERNION) skn__pose_derive(pose, SKN_FORMS_QUATERNION);
   else if (d->method != SKN_METHOD_LBS_MATRIX) skn__pose_derive(pose, SKN_FORMS_DQ << d->dqs_scale); /* once per pose change */
   switch (d->method) {
-  case SKN_METHOD_LBS_QUATERNION: return check_similar(rig, pose);
+  case SKN_METHOD_LBS_QUATERNION: return skn__check_similar(rig, pose);
   case SKN_METHOD_BLEND:
     return rig->blend_weights ? SKN_OK
            : skn__fail(SKN_ERR_UNSUPPORTED, "skin: SKN_METHOD_BLEND needs blend_weights at bind; this rig has none");

@@ -8,7 +8,7 @@
  * Every timing is the median of several runs. `--full` sweeps methods x
  * attributes x influences x vertices x threads (what `make bench` runs);
  * the default is the headline subset. `-o FILE` writes the table as JSON. */
-#include "cli.h"
+#include "bench.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void) {
+double bench_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec + t.tv_nsec * 1e-9;
@@ -28,7 +28,7 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double median(double *t, int n) {
+double bench_median(double *t, int n) {
   qsort(t, (size_t)n, sizeof *t, cmp_double);
   return t[n / 2];
 }
@@ -53,32 +53,23 @@ static double probe(float *a, float *b, float *c, size_t n, int threads, int tri
   for (int r = 0; r < 5; ++r) {
     pthread_t th[2];
     probe_job jobs[2];
-    double t0 = now();
+    double t0 = bench_now();
     for (int k = 0; k < threads; ++k) {
       size_t lo = n * k / threads, hi = n * (k + 1) / threads;
       jobs[k] = (probe_job){a + lo, b + lo, c + lo, hi - lo, triad};
       pthread_create(&th[k], NULL, probe_run, &jobs[k]);
     }
     for (int k = 0; k < threads; ++k) pthread_join(th[k], NULL);
-    t[r] = now() - t0;
+    t[r] = bench_now() - t0;
   }
-  return (triad ? 3.0 : 2.0) * n * sizeof(float) / median(t, 5) / 1e9;
+  return (triad ? 3.0 : 2.0) * n * sizeof(float) / bench_median(t, 5) / 1e9;
 }
 
 /* ---- a synthetic rig: a 64-joint chain, vertices along it ---- */
 
-typedef struct bench_rig {
-  skn_rig *rig;
-  skn_pose *pose;
-  uint32_t n;
-  int k, compact;
-  double bytes_influences;
-} bench_rig;
-
 #define JOINTS 64u
 
-/* k influences per vertex (k = 0: 1 to 8, varying), nearest joints first. */
-static int make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout) {
+int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout) {
   uint32_t width = k ? (uint32_t)k : 8, tris = 1024;
   float *pos = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12), *tan = malloc((size_t)n * 16);
   float *w = malloc((size_t)n * width * 4), *blend = malloc((size_t)n * 4), bind[JOINTS * 16] = {0};
@@ -159,7 +150,7 @@ static double bytes_per_vertex(const bench_rig *b, skn_method m, int attrs) {
 }
 
 /* Median seconds of one skn_skin call. */
-static double time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t threads, float *p, float *n, float *t,
+double bench_time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t threads, float *p, float *n, float *t,
                         int repeats, skn_stores stores) {
   skn_skin_desc s = {sizeof s};
   s.stores = stores;
@@ -171,11 +162,11 @@ static double time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t th
   double ts[32];
   skn_skin(b->rig, b->pose, &s); /* warm */
   for (int r = 0; r < repeats; ++r) {
-    double t0 = now();
+    double t0 = bench_now();
     skn_skin(b->rig, b->pose, &s);
-    ts[r] = now() - t0;
+    ts[r] = bench_now() - t0;
   }
-  return median(ts, repeats);
+  return bench_median(ts, repeats);
 }
 
 /* Output buffers aligned to 64 bytes, as a renderer's upload buffers are
@@ -189,15 +180,15 @@ static float *alloc_out(size_t bytes) {
  * alternating so that both see the same machine; medians of 9. */
 static void bench_stores(uint32_t n, FILE *js, const double bw[3][2]) {
   bench_rig br;
-  if (!make_rig(&br, n, 4, SKN_LAYOUT_FULL)) return;
+  if (!bench_make_rig(&br, n, 4, SKN_LAYOUT_FULL)) return;
   float *p = alloc_out((size_t)n * 12), *nn = alloc_out((size_t)n * 12);
   for (uint32_t th = 1; p && nn && th <= 2; ++th) {
     double c[9], st[9];
     for (int r = 0; r < 9; ++r) {
-      c[r] = time_skin(&br, SKN_METHOD_LBS_MATRIX, 1, th, p, nn, NULL, 1, SKN_STORES_CACHED);
-      st[r] = time_skin(&br, SKN_METHOD_LBS_MATRIX, 1, th, p, nn, NULL, 1, SKN_STORES_STREAMING);
+      c[r] = bench_time_skin(&br, SKN_METHOD_LBS_MATRIX, 1, th, p, nn, NULL, 1, SKN_STORES_CACHED);
+      st[r] = bench_time_skin(&br, SKN_METHOD_LBS_MATRIX, 1, th, p, nn, NULL, 1, SKN_STORES_STREAMING);
     }
-    double mc = n / median(c, 9) / 1e6, ms = n / median(st, 9) / 1e6, bpv = bytes_per_vertex(&br, 0, 1);
+    double mc = n / bench_median(c, 9) / 1e6, ms = n / bench_median(st, 9) / 1e6, bpv = bytes_per_vertex(&br, 0, 1);
     printf("lbs       PN   4     %10u %3u %11.1f %11.1f %9.2fx %8.1f%%\n", n, th, mc, ms, ms / mc,
            100.0 * bpv * ms * 1e6 / 1e9 / bw[th][0]);
     if (js)
@@ -221,15 +212,15 @@ static const char *METHOD_NAMES[] = {"lbs", "lbs-quat", "dqs", "blend", "cor"};
  * memory, and costs its decode where it computes. */
 static void bench_layouts(uint32_t n, FILE *js, const double bw[3][2], int *rows) {
   bench_rig br[2];
-  if (!make_rig(&br[0], n, 4, SKN_LAYOUT_FULL)) return;
-  if (!make_rig(&br[1], n, 4, SKN_LAYOUT_COMPACT)) return;
+  if (!bench_make_rig(&br[0], n, 4, SKN_LAYOUT_FULL)) return;
+  if (!bench_make_rig(&br[1], n, 4, SKN_LAYOUT_COMPACT)) return;
   float *p = alloc_out((size_t)n * 12), *nn = alloc_out((size_t)n * 12);
   for (int m = 0; p && nn && m <= SKN_METHOD_COR; ++m)
     for (uint32_t th = 1; th <= 2; ++th) {
       double t[2][7], mvs[2], bpv[2];
       for (int r = 0; r < 7; ++r)
-        for (int c = 0; c < 2; ++c) t[c][r] = time_skin(&br[c], (skn_method)m, 1, th, p, nn, NULL, 1, SKN_STORES_AUTO);
-      for (int c = 0; c < 2; ++c) mvs[c] = n / median(t[c], 7) / 1e6, bpv[c] = bytes_per_vertex(&br[c], (skn_method)m, 1);
+        for (int c = 0; c < 2; ++c) t[c][r] = bench_time_skin(&br[c], (skn_method)m, 1, th, p, nn, NULL, 1, SKN_STORES_AUTO);
+      for (int c = 0; c < 2; ++c) mvs[c] = n / bench_median(t[c], 7) / 1e6, bpv[c] = bytes_per_vertex(&br[c], (skn_method)m, 1);
       printf("%-9s PN   4     %10u %3u %11.1f %11.1f %9.2fx %5.0f %5.0f %7.1f%% %7.1f%%\n", METHOD_NAMES[m], n, th,
              mvs[0], mvs[1], mvs[1] / mvs[0], bpv[0], bpv[1], 100.0 * bpv[0] * mvs[0] / 1e3 / bw[th][0],
              100.0 * bpv[1] * mvs[1] / 1e3 / bw[th][0]);
@@ -256,11 +247,11 @@ static void bench_layouts(uint32_t n, FILE *js, const double bw[3][2], int *rows
 static void bench_pool(FILE *js) {
   enum { CALLS = 201, IDLE_CALLS = 31 };
   bench_rig br;
-  if (!make_rig(&br, 10000, 4, SKN_LAYOUT_FULL)) return;
+  if (!bench_make_rig(&br, 10000, 4, SKN_LAYOUT_FULL)) return;
   float *p = alloc_out((size_t)br.n * 12), *nn = alloc_out((size_t)br.n * 12);
   static double hot[2][CALLS], idle[2][IDLE_CALLS];
   for (int r = 0; p && nn && r < CALLS; ++r)
-    for (int th = 0; th < 2; ++th) hot[th][r] = time_skin(&br, SKN_METHOD_LBS_MATRIX, 1, th + 1, p, nn, NULL, 1, SKN_STORES_AUTO);
+    for (int th = 0; th < 2; ++th) hot[th][r] = bench_time_skin(&br, SKN_METHOD_LBS_MATRIX, 1, th + 1, p, nn, NULL, 1, SKN_STORES_AUTO);
   for (int r = 0; p && nn && r < IDLE_CALLS; ++r)
     for (int th = 0; th < 2; ++th) {
       struct timespec pause = {0, 2000000};
@@ -269,12 +260,12 @@ static void bench_pool(FILE *js) {
       s.positions.data = p;
       s.normals.data = nn;
       s.threads = (uint32_t)th + 1;
-      double t0 = now();
+      double t0 = bench_now();
       skn_skin(br.rig, br.pose, &s);
-      idle[th][r] = now() - t0;
+      idle[th][r] = bench_now() - t0;
     }
-  double h1 = median(hot[0], CALLS) * 1e6, h2 = median(hot[1], CALLS) * 1e6;
-  double i1 = median(idle[0], IDLE_CALLS) * 1e6, i2 = median(idle[1], IDLE_CALLS) * 1e6;
+  double h1 = bench_median(hot[0], CALLS) * 1e6, h2 = bench_median(hot[1], CALLS) * 1e6;
+  double i1 = bench_median(idle[0], IDLE_CALLS) * 1e6, i2 = bench_median(idle[1], IDLE_CALLS) * 1e6;
   double overhead = 100.0 * (1.0 - h1 / 2.0 / h2);
   printf("\npool: %u vertices, lbs PN 4, medians of %d calls (%d after idle)\n", br.n, CALLS, IDLE_CALLS);
   printf("  back to back:    1 thread %6.1f us, 2 threads %6.1f us (%.2fx): ", h1, h2, h1 / h2);
@@ -354,29 +345,29 @@ static void bench_pose(FILE *js) {
   double fk[101], set[101], dq[2][101], quat[2][101];
   skn_simd simd = skn_get_simd(), sets[2] = {simd, SKN_SIMD_SCALAR};
   for (int r = 0; r < 101; ++r) { /* the scalar set's joint-at-a-time forms interleaved */
-    double t0 = now();
+    double t0 = bench_now();
     plain_fk(parents, local, world);
-    fk[r] = now() - t0;
+    fk[r] = bench_now() - t0;
     for (int k = 0; k < 2; ++k) {
       skn_set_simd(sets[k]);
-      t0 = now();
+      t0 = bench_now();
       skn_pose_set_local(pose, 0, POSE_JOINTS, local);
-      double t1 = now();
+      double t1 = bench_now();
       skn_pose_palette(pose, SKN_PALETTE_DUAL_QUAT, pal, sizeof pal);
-      double t2 = now();
+      double t2 = bench_now();
       skn_pose_set_local(pose, 0, POSE_JOINTS, local);
-      double t3 = now();
+      double t3 = bench_now();
       skn_skin(rig, pose, &sk); /* LBS_QUATERNION's forms, then 1,000 vertices */
-      double t4 = now();
+      double t4 = bench_now();
       skn_skin(rig, pose, &sk); /* the vertices alone */
-      double t5 = now();
+      double t5 = bench_now();
       if (k == 0) set[r] = t1 - t0;
       dq[k][r] = t2 - t1, quat[k][r] = (t4 - t3) - (t5 - t4);
     }
     skn_set_simd(simd);
   }
-  double mf = median(fk, 101) * 1e6, ms = median(set, 101) * 1e6, md[2], mq[2];
-  for (int k = 0; k < 2; ++k) md[k] = median(dq[k], 101) * 1e6, mq[k] = median(quat[k], 101) * 1e6;
+  double mf = bench_median(fk, 101) * 1e6, ms = bench_median(set, 101) * 1e6, md[2], mq[2];
+  for (int k = 0; k < 2; ++k) md[k] = bench_median(dq[k], 101) * 1e6, mq[k] = bench_median(quat[k], 101) * 1e6;
   printf("\npose: %u joints (a binary tree), medians of 101\n", POSE_JOINTS);
   printf("  plain FK in C (TRS -> 3x4, parent product)        %8.2f us\n", mf);
   printf("  skn_pose_set_local (FK, M_i, normal matrices)       %8.2f us  %5.2fx plain FK  %5.1f ns/joint\n", ms,
@@ -397,7 +388,7 @@ static void bench_pose(FILE *js) {
 static const char *ATTR_NAMES[] = {"P", "PN", "PNT"};
 static const char *SIMD_NAMES[] = {"auto", "scalar", "portable", "avx2", "avx512"};
 
-static void machine(char *cpu, size_t n) {
+void bench_machine(char *cpu, size_t n) {
   FILE *f = fopen("/proc/cpuinfo", "r");
   char line[256];
   snprintf(cpu, n, "unknown CPU");
@@ -413,13 +404,15 @@ static void machine(char *cpu, size_t n) {
 int cmd_bench(int argc, char **argv) {
   int full = 0;
   const char *json_path = NULL;
+  for (int i = 2; i < argc; ++i)
+    if (!strcmp(argv[i], "--gpu")) return bench_gpu(argc, argv);
   for (int i = 2; i < argc; ++i) {
     if (!strcmp(argv[i], "--full")) full = 1;
     else if (!strcmp(argv[i], "-o") && i + 1 < argc) json_path = argv[++i];
     else return fprintf(stderr, "skn: bench takes --full and -o FILE (see --help)\n"), EXIT_USAGE;
   }
   char cpu[160];
-  machine(cpu, sizeof cpu);
+  bench_machine(cpu, sizeof cpu);
   skn_simd simd = skn_get_simd();
   size_t pn = (size_t)64 << 20; /* 3 x 256 MiB: far past any cache */
   float *a = calloc(pn, 4), *b = calloc(pn, 4), *c = calloc(pn, 4);
@@ -451,7 +444,7 @@ int cmd_bench(int argc, char **argv) {
   for (int si = 0; si < nsizes; ++si)
     for (int ki = 0; ki < ninfl; ++ki) {
       bench_rig br;
-      if (!make_rig(&br, sizes[si], infl[ki], SKN_LAYOUT_FULL)) return fail_input("bench rig");
+      if (!bench_make_rig(&br, sizes[si], infl[ki], SKN_LAYOUT_FULL)) return fail_input("bench rig");
       uint32_t n = br.n;
       float *p = alloc_out((size_t)n * 12), *nn = alloc_out((size_t)n * 12), *t = alloc_out((size_t)n * 16);
       int reps = n >= 10000000 ? 3 : 5;
@@ -460,9 +453,9 @@ int cmd_bench(int argc, char **argv) {
           if (!full && attrs != 1) continue;
           for (uint32_t th = 1; th <= 2; ++th) {
             skn_set_simd(SKN_SIMD_SCALAR);
-            double ref = time_skin(&br, (skn_method)m, attrs, th, p, nn, t, reps, SKN_STORES_AUTO);
+            double ref = bench_time_skin(&br, (skn_method)m, attrs, th, p, nn, t, reps, SKN_STORES_AUTO);
             skn_set_simd(simd);
-            double fast = time_skin(&br, (skn_method)m, attrs, th, p, nn, t, reps, SKN_STORES_AUTO);
+            double fast = bench_time_skin(&br, (skn_method)m, attrs, th, p, nn, t, reps, SKN_STORES_AUTO);
             double row_bw = probe(a, b, a, ROW_PROBE_FLOATS, th, 0); /* the same minute's ceiling */
             double bpv = bytes_per_vertex(&br, (skn_method)m, attrs), mvs = n / fast / 1e6;
             double ceiling = 100.0 * bpv * n / fast / 1e9 / row_bw;

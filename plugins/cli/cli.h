@@ -24,6 +24,7 @@ typedef struct options {
   skn_dqs_scale dqs_scale;
   skn_bind_layout layout;
   int frames, width, height;
+  int gpu;                   /* --gpu: skin and draw on the GPU (render) */
 } options;
 
 /* Parses argv[first..] for a subcommand; `allowed` lists the options it

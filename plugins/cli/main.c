@@ -31,19 +31,23 @@ static const char *HELP_SKIN =
     "  -o OUT               the output file (default: standard output)\n";
 
 static const char *HELP_RENDER =
-    "usage: skn render FILE -o OUT.png [options]\n\nDraws the skinned mesh, shaded, with a software rasterizer.\n\n" POSE_OPTIONS
+    "usage: skn render FILE -o OUT.png [options]\n\nDraws the skinned mesh, shaded, with a software rasterizer, or on the GPU.\n\n" POSE_OPTIONS
     "  --method M           lbs, lbs-quat, dqs, blend or cor (default lbs)\n"
     "  --compare M1,M2,...  one panel per method, side by side, each named\n"
     "  --frames N           a strip of N panels across the animation (with --compare: a grid)\n"
     "  --size WxH           each panel's size in pixels (default 360x360)\n"
+    "  --gpu                skin in skn's GLSL and draw with OpenGL on a headless EGL context\n"
+    "                       (Mesa's llvmpipe where there is no GPU): the same picture\n"
     "  -o OUT.png           the picture to write (required)\n";
 
 static const char *HELP_BENCH =
-    "usage: skn bench [--full] [-o FILE.json]\n\nMeasures memory bandwidth (copy, triad; 1 and 2 threads), then skinning\n"
+    "usage: skn bench [--full] [-o FILE.json]\n       skn bench --gpu [--vertices N[,N...]]\n\nMeasures memory bandwidth (copy, triad; 1 and 2 threads), then skinning\n"
     "against the scalar reference kernels, medians of several runs. By default the headline:\n"
     "1,000,000 vertices, 4 influences, positions + normals, every method, 1 and 2 threads.\n\n"
     "  --full     every method x attributes x influences {1, 4, 8, 1-8} x vertices {10k .. 10M} x threads\n"
-    "  -o FILE    also write the results as JSON\n";
+    "  -o FILE    also write the results as JSON\n"
+    "  --gpu      skinning in skn's GLSL through OpenGL (headless EGL) against skn_skin on every core:\n"
+    "             1,000,000 and 10,000,000 vertices (--vertices), LBS and DQS, positions + normals\n";
 
 static int wants_help(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)

@@ -108,6 +108,11 @@ int parse_options(int argc, char **argv, int first, const char *allowed, options
     memcpy(name, body, n);
     name[n] = 0;
     if (!allowed_here(allowed, name)) return usage_error("unknown option %s", a);
+    if (!strcmp(name, "gpu")) { /* the one option without a value */
+      if (eq) return usage_error("%s takes no value", a);
+      o->gpu = 1;
+      continue;
+    }
     if (eq) value = eq + 1;
     else if (i + 1 < argc) value = argv[++i];
     else return usage_error("%s needs a value", a);

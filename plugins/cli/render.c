@@ -2,26 +2,16 @@
  * method (--compare) and per time (--frames), all seen by one orthographic
  * camera at the same scale, so that their shapes compare. Triangles are
  * rasterized with a depth buffer at twice the size and averaged down
- * (2x2 supersampling); faces are lit two-sided by one light. */
-#include "cli.h"
+ * (2x2 supersampling); faces are lit two-sided by one light. With --gpu
+ * the GPU skins and draws each panel instead (render_gpu.c): the same
+ * camera, framing, light and labels. */
+#include "render.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SUPER 2
 #define PI 3.14159265358979323846
-
-typedef struct camera {
-  double rot[9];   /* model -> view, row-major: view x right, y up, z toward the eye */
-  double scale;    /* pixels per model unit, before supersampling */
-} camera;
-
-typedef struct canvas {
-  unsigned char *rgb;
-  float *depth;
-  int w, h;
-} canvas;
 
 /* A 3/4 view: turned 35° about the up axis, tilted 20° down. */
 static void camera_orient(camera *c) {
@@ -50,7 +40,7 @@ static void view_box(const camera *c, const float *pos, uint32_t n, double lo[2]
   }
 }
 
-static void fill_background(canvas *cv) {
+void fill_background(canvas *cv) {
   for (int y = 0; y < cv->h; ++y) {
     double t = (double)y / cv->h;
     unsigned char px[3] = {(unsigned char)(236 - 40 * t), (unsigned char)(238 - 36 * t), (unsigned char)(242 - 28 * t)};
@@ -87,9 +77,10 @@ static void raster_triangle(canvas *cv, const double s[3][3], const unsigned cha
 static void shade(const double a[3], const double b[3], const double c[3], unsigned char out[3]) {
   double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
   double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-  double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), l[3] = {-0.45, 0.6, 0.66};
-  double d = len > 0 ? fabs(n[0] * l[0] + n[1] * l[1] + n[2] * l[2]) / len : 0, k = 0.28 + 0.72 * d;
-  const double base[3] = {214, 156, 112};
+  double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), l[3] = SHADE_LIGHT;
+  double d = len > 0 ? fabs(n[0] * l[0] + n[1] * l[1] + n[2] * l[2]) / len : 0;
+  double k = SHADE_AMBIENT + (1 - SHADE_AMBIENT) * d;
+  const double base[3] = SHADE_BASE;
   for (int i = 0; i < 3; ++i) out[i] = (unsigned char)fmin(255, base[i] * k);
 }
 
@@ -108,6 +99,20 @@ static void draw_mesh(canvas *cv, const camera *c, const posed_mesh *m, const fl
     shade(q[0], q[1], q[2], color);
     raster_triangle(cv, s, color);
   }
+}
+
+/* The CPU's backend: skn_skin, then the software rasterizer. */
+static int cpu_skin(void *ctx, posed_mesh *m, const options *o, int method, float time, float *positions) {
+  (void)ctx;
+  return posed_mesh_skin(m, time, o->methods[method], o->dqs_scale, positions, NULL);
+}
+
+static int cpu_draw(void *ctx, canvas *cv, const camera *c, posed_mesh *m, const options *o, int method, float time,
+                    const float *positions, const double center[2]) {
+  (void)ctx, (void)o, (void)method, (void)time;
+  fill_background(cv);
+  draw_mesh(cv, c, m, positions, center);
+  return EXIT_OK;
 }
 
 /* Averages the supersampled canvas into the panel at (px, py) of the image. */
@@ -137,7 +142,8 @@ static void panel_origin(const options *o, int r, int f, int *x, int *y) {
   *y = (o->frames > 1 ? r : 0) * o->height;
 }
 
-static int render(posed_mesh *m, const options *o, float *pos, unsigned char *img, int iw, int ih) {
+static int render(posed_mesh *m, const options *o, const render_backend *be, float *pos, unsigned char *img, int iw,
+                  int ih) {
   int rows = o->method_count, cols = o->frames > 1 ? o->frames : 1, pw = o->width, ph = o->height;
   size_t nv = m->info.vertex_count;
   camera c;
@@ -146,7 +152,7 @@ static int render(posed_mesh *m, const options *o, float *pos, unsigned char *im
   for (int r = 0; r < rows; ++r)
     for (int f = 0; f < cols; ++f) {
       float *p = pos + (size_t)(r * cols + f) * nv * 3;
-      if (posed_mesh_skin(m, frame_time(m, o, f), o->methods[r], o->dqs_scale, p, NULL)) return free(box), EXIT_INPUT;
+      if (be->skin(be->ctx, m, o, r, frame_time(m, o, f), p)) return free(box), EXIT_INPUT;
       double *b = box[r * cols + f];
       view_box(&c, p, (uint32_t)nv, b, b + 2);
       extent[0] = fmax(extent[0], b[2] - b[0]);
@@ -155,12 +161,12 @@ static int render(posed_mesh *m, const options *o, float *pos, unsigned char *im
   c.scale = fmin(pw * 0.86 / extent[0], (ph - 24) * 0.86 / extent[1]);
   canvas cv = {malloc((size_t)pw * ph * SUPER * SUPER * 3), malloc((size_t)pw * ph * SUPER * SUPER * sizeof(float)), pw * SUPER, ph * SUPER};
   const unsigned char ink[3] = {40, 44, 52};
-  for (int r = 0; cv.rgb && cv.depth && r < rows; ++r)
-    for (int f = 0; f < cols; ++f) {
+  int rc = EXIT_OK;
+  for (int r = 0; cv.rgb && cv.depth && !rc && r < rows; ++r)
+    for (int f = 0; f < cols && !rc; ++f) {
       const double *b = box[r * cols + f];
       double center[2] = {(b[0] + b[2]) / 2, (b[1] + b[3]) / 2 + 10 / c.scale};
-      fill_background(&cv);
-      draw_mesh(&cv, &c, m, pos + (size_t)(r * cols + f) * nv * 3, center);
+      rc = be->draw(be->ctx, &cv, &c, m, o, r, frame_time(m, o, f), pos + (size_t)(r * cols + f) * nv * 3, center);
       int px, py;
       panel_origin(o, r, f, &px, &py);
       downsample(&cv, img, iw, px, py);
@@ -173,12 +179,12 @@ static int render(posed_mesh *m, const options *o, float *pos, unsigned char *im
   free(cv.rgb);
   free(cv.depth);
   free(box);
-  return ok ? EXIT_OK : fail_input("out of memory");
+  return rc ? rc : ok ? EXIT_OK : fail_input("out of memory");
 }
 
 int cmd_render(int argc, char **argv) {
   options o;
-  int rc = parse_options(argc, argv, 2, "primitive animation time method compare dqs-scale blend layout frames size o", &o);
+  int rc = parse_options(argc, argv, 2, "primitive animation time method compare dqs-scale blend layout frames size gpu o", &o);
   if (rc) return rc;
   if (!o.out) return fprintf(stderr, "skn: render needs -o OUT.png (see --help)\n"), EXIT_USAGE;
   if (!o.width) o.width = o.height = 360;
@@ -189,7 +195,10 @@ int cmd_render(int argc, char **argv) {
   float *pos = rc ? NULL : malloc((size_t)o.method_count * o.frames * m.info.vertex_count * 3 * sizeof(float));
   unsigned char *img = rc ? NULL : calloc((size_t)iw * ih, 3);
   if (!rc && (!pos || !img)) rc = fail_input("out of memory");
-  if (!rc) rc = render(&m, &o, pos, img, iw, ih);
+  render_backend be = {NULL, cpu_skin, cpu_draw};
+  if (!rc && o.gpu) rc = gpu_backend_open(&be, &m, &o, o.width * SUPER, o.height * SUPER);
+  if (!rc) rc = render(&m, &o, &be, pos, img, iw, ih);
+  if (o.gpu) gpu_backend_close(&be);
   if (!rc && !write_png(o.out, img, iw, ih)) {
     fprintf(stderr, "skn: cannot write %s\n", o.out);
     rc = EXIT_INPUT;

@@ -46,4 +46,5 @@ def main():
     print(f"{path}: {w}x{h}, {100.0 * clay / (w * h):.1f}% of the pixels are mesh")
 
 
-main()
+if __name__ == "__main__":
+    main()

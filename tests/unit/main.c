@@ -14,6 +14,7 @@ int main(void) {
   srunner_add_suite(sr, suite_gltf());
   srunner_add_suite(sr, suite_kernels());
   srunner_add_suite(sr, suite_compact());
+  srunner_add_suite(sr, suite_gpu());
   srunner_run_all(sr, getenv("CK_VERBOSITY") ? CK_ENV : CK_NORMAL);
   int run = srunner_ntests_run(sr), failed = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -18,6 +18,7 @@ Suite *suite_errors(void);
 Suite *suite_gltf(void);
 Suite *suite_kernels(void);
 Suite *suite_compact(void);
+Suite *suite_gpu(void);
 
 /* ---- random numbers (xorshift64*, reproducible per seed) ---- */
 typedef struct rng { uint64_t s; } rng;

@@ -88,6 +88,47 @@ def _attrib(a):
     return _abi.Attrib(None if a is None else a.ctypes.data, 0)
 
 
+def _choice(table, name, what):
+    """table[name], or InvalidArgument naming the valid names."""
+    if name not in table:
+        raise InvalidArgument("SKN_ERR_INVALID_ARGUMENT", f"{what} {name!r} is not one of {', '.join(table)}")
+    return table[name]
+
+
+def _gpu_desc(method, dqs_scale="polar", influences=4, normals=False, tangents=False, dialect="330",
+              palette="uniform-block", joint_count=0, version_line=True):
+    outputs = (_abi.GPU_NORMALS if normals else 0) | (_abi.GPU_TANGENTS if tangents else 0)
+    return _abi.GpuDesc(struct_size=ctypes.sizeof(_abi.GpuDesc), method=_choice(_abi.METHODS, method, "method"),
+                        dqs_scale=_choice(_abi.DQS_SCALES, dqs_scale, "dqs_scale"), influences=influences,
+                        outputs=outputs, dialect=_choice(_abi.GLSL_DIALECTS, dialect, "dialect"),
+                        palette=_choice(_abi.GLSL_PALETTES, palette, "palette"), joint_count=joint_count,
+                        flags=0 if version_line else _abi.GLSL_NO_VERSION)
+
+
+def glsl_source(method="lbs", *, dqs_scale="polar", influences=4, normals=False, tangents=False, dialect="330",
+                palette="uniform-block", joint_count=0, version_line=True):
+    """skn's GLSL for a vertex shader (skn_glsl_source): skn_skin_position(), and skn_skin_normal() /
+    skn_skin_tangent() where asked, for `method` with `influences` (4 or 8) a vertex; dialect "330" or
+    "300 es"; the palette in a "uniform-block" (of joint_count joints), "texture-buffer" or "texture-2d";
+    version_line=False leaves out the #version line. Its opening comment lists its inputs."""
+    d = _gpu_desc(method, dqs_scale, influences, normals, tangents, dialect, palette, joint_count, version_line)
+    n = ctypes.c_size_t()
+    _check(_lib.skn_glsl_source(ctypes.byref(d), None, 0, ctypes.byref(n)))
+    text = ctypes.create_string_buffer(n.value + 1)
+    _check(_lib.skn_glsl_source(ctypes.byref(d), text, n.value + 1, ctypes.byref(n)))
+    return text.value.decode()
+
+
+def gpu_layout(method="lbs", *, normals=False, tangents=False):
+    """What the GLSL of `method` reads: {"palette_vec4s": vec4 a joint, "blend_weights": bool,
+    "centers": bool} (the vertex inputs beyond joints and weights)."""
+    d = _gpu_desc(method, normals=normals, tangents=tangents, palette="texture-2d")
+    out = _abi.GpuLayout(struct_size=ctypes.sizeof(_abi.GpuLayout))
+    _check(_lib.skn_gpu_layout_get(ctypes.byref(d), ctypes.byref(out)))
+    return {"palette_vec4s": out.palette_vec4s, "blend_weights": bool(out.needs & _abi.GPU_NEEDS_BLEND_WEIGHTS),
+            "centers": bool(out.needs & _abi.GPU_NEEDS_CENTERS)}
+
+
 class Rig:
     """A skeleton, a rest mesh and its weights, bound once (skn_bind). Immutable;
     may be shared by threads. Influences are fixed-width (joints and weights of
@@ -180,6 +221,28 @@ class Rig:
         result = [o[0] if o else None for o in outs]
         return result[0] if normals is None and tangents is None else tuple(result)
 
+    def gpu_attributes(self, influences=4, joint_bits=16):
+        """The per-vertex inputs of skn's GLSL (skn_rig_gpu_attributes), as new arrays: "joints"
+        (n, influences) uint16 (or uint8 with joint_bits=8), "weights" (n, influences) float32, the rest
+        mesh "positions" (n, 3), and where the rig has them "normals" (n, 3), "tangents" (n, 4),
+        "blend_weights" (n,) and "centers" (n, 4: xyz, w = 1 where the vertex has a center)."""
+        n, k = self.vertex_count, influences
+        out = {"joints": numpy.empty((n, k), numpy.uint8 if joint_bits == 8 else numpy.uint16),
+               "weights": numpy.empty((n, k), numpy.float32), "positions": numpy.empty((n, 3), numpy.float32)}
+        if self.has_normals:
+            out["normals"] = numpy.empty((n, 3), numpy.float32)
+        if self.has_tangents:
+            out["tangents"] = numpy.empty((n, 4), numpy.float32)
+        if self.has_blend_weights:
+            out["blend_weights"] = numpy.empty(n, numpy.float32)
+        if self.has_centers_of_rotation:
+            out["centers"] = numpy.empty((n, 4), numpy.float32)
+        d = _abi.GpuAttributes(struct_size=ctypes.sizeof(_abi.GpuAttributes), influences=k, joint_bits=joint_bits)
+        for name, a in out.items():
+            setattr(d, name, _abi.Attrib(a.ctypes.data, 0))
+        _check(_lib.skn_rig_gpu_attributes(self._handle, ctypes.byref(d)))
+        return out
+
     def _output(self, a, width, name, wanted):
         """(caller's array, the array the library writes) or None."""
         if not wanted:
@@ -236,6 +299,16 @@ class Pose:
         if format == "mat4":
             return out.reshape(-1, 4, 4).transpose(0, 2, 1)
         return out.reshape(-1, 3, 4) if width == 12 else out
+
+
+    def gpu_palette(self, method="lbs", dqs_scale="polar", normals=False, tangents=False):
+        """The palette skn's GLSL for `method` reads (skn_pose_gpu_palette): a (joints, palette_vec4s, 4)
+        float32 array, the bytes to upload as they are."""
+        d = _gpu_desc(method, dqs_scale, normals=normals, tangents=tangents, palette="texture-2d")
+        vec4s = gpu_layout(method, normals=normals, tangents=tangents)["palette_vec4s"]
+        out = numpy.empty((self.rig.joint_count, vec4s, 4), numpy.float32)
+        _check(_lib.skn_pose_gpu_palette(self._handle, ctypes.byref(d), out.ctypes.data, out.nbytes))
+        return out
 
 
 class Gltf:
@@ -301,7 +374,7 @@ class Gltf:
 
 
 def version():
-    """The loaded library's version, "1.0.0"."""
+    """The loaded library's version, "1.1.0"."""
     return __version__
 
 

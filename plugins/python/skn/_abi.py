@@ -24,6 +24,10 @@ PALETTES = {"mat4": (0, 16), "rows3x4": (1, 12), "normal-rows3x4": (2, 12), "dua
 RIG_HAS_NORMALS, RIG_HAS_TANGENTS, RIG_HAS_BLEND_WEIGHTS, RIG_HAS_CENTERS, RIG_COMPACT = 1, 2, 4, 8, 16
 NO_ANIMATION = 0xFFFFFFFF
 SIMD = {"auto": 0, "scalar": 1, "portable": 2, "avx2": 3, "avx512": 4}
+GLSL_DIALECTS = {"330": 0, "300 es": 1}
+GLSL_PALETTES = {"uniform-block": 0, "texture-buffer": 1, "texture-2d": 2}
+GPU_NORMALS, GPU_TANGENTS, GLSL_NO_VERSION = 1, 2, 1
+GPU_NEEDS_BLEND_WEIGHTS, GPU_NEEDS_CENTERS = 1, 2
 
 
 class Attrib(ctypes.Structure):
@@ -81,6 +85,20 @@ class GltfBindDesc(ctypes.Structure):
                 ("min_weight", ctypes.c_float), ("blend_weights", c_float_p), ("layout", ctypes.c_uint32)]
 
 
+class GpuDesc(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "method", "dqs_scale", "influences", "outputs",
+                                               "dialect", "palette", "joint_count", "flags")]
+
+
+class GpuLayout(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "palette_vec4s", "needs")]
+
+
+class GpuAttributes(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("influences", ctypes.c_uint32), ("joint_bits", ctypes.c_uint32)] + \
+        [(n, Attrib) for n in ("joints", "weights", "blend_weights", "centers", "positions", "normals", "tangents")]
+
+
 _P = ctypes.c_void_p
 PROTOTYPES = {
     "skn_version": (ctypes.c_uint32, []),
@@ -107,6 +125,13 @@ PROTOTYPES = {
     "skn_gltf_pose": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_float, _P]),
     "skn_set_simd": (ctypes.c_uint32, [ctypes.c_uint32]),
     "skn_get_simd": (ctypes.c_uint32, []),
+    # 1.1
+    "skn_set_error": (ctypes.c_uint32, [ctypes.c_uint32, ctypes.c_char_p]),
+    "skn_glsl_source": (ctypes.c_uint32, [ctypes.POINTER(GpuDesc), ctypes.c_char_p, ctypes.c_size_t,
+                                          ctypes.POINTER(ctypes.c_size_t)]),
+    "skn_gpu_layout_get": (ctypes.c_uint32, [ctypes.POINTER(GpuDesc), ctypes.POINTER(GpuLayout)]),
+    "skn_pose_gpu_palette": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuDesc), _P, ctypes.c_size_t]),
+    "skn_rig_gpu_attributes": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuAttributes)]),
 }
 
 

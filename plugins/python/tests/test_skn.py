@@ -68,7 +68,7 @@ class RandomRig:
 
 class TestLibrary(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(skn.version(), "1.0.0")
+        self.assertEqual(skn.version(), "1.1.0")
         self.assertTrue(os.path.exists(skn.LIBRARY_PATH) or skn.LIBRARY_PATH.startswith("libskn"))
 
     def test_kernels_agree(self):
@@ -234,6 +234,46 @@ class TestGltf(unittest.TestCase):
         self.assertTrue(0 < moved <= 1e-5 * size, f"moved {moved} of size {size}")
         with self.assertRaisesRegex(skn.InvalidArgument, "layout 'tiny'"):
             g.bind(0, layout="tiny")
+
+
+class TestGpu(unittest.TestCase):
+    """The GPU calls (1.1): the text, the palette in skn_pose_palette's forms, the vertex inputs.
+    tests/gl runs the text on Mesa against skn_skin."""
+
+    def setUp(self):
+        self.g = skn.Gltf(os.path.join(DATA, "Fox", "glTF-Binary", "Fox.glb"))
+        self.rig = self.g.bind(0)
+        self.pose = self.rig.pose()
+        self.g.pose(self.pose, animation="Walk", time=0.2)
+
+    def test_glsl_source(self):
+        text = skn.glsl_source("dqs", normals=True, joint_count=24)
+        self.assertIn("vec3 skn_skin_normal(vec3 rest_normal) {", text)
+        self.assertNotIn("skn_skin_tangent(vec4 rest_tangent) {", text)
+        self.assertIn("#version 330 core", text)
+        self.assertNotIn("#version", skn.glsl_source("cor", dialect="300 es", palette="texture-2d", version_line=False))
+        with self.assertRaisesRegex(skn.InvalidArgument, "dialect '450' is not one of 330, 300 es"):
+            skn.glsl_source("lbs", dialect="450")
+        with self.assertRaisesRegex(skn.InvalidArgument, "needs joint_count"):
+            skn.glsl_source("lbs")
+
+    def test_palette_is_the_pose_forms(self):
+        self.assertEqual(skn.gpu_layout("blend", normals=True),
+                         {"palette_vec4s": 11, "blend_weights": True, "centers": False})
+        lbs = self.pose.gpu_palette("lbs", normals=True)
+        self.assertEqual(lbs.shape, (24, 6, 4))
+        numpy.testing.assert_array_equal(lbs[:, :3], self.pose.palette("rows3x4"))
+        numpy.testing.assert_array_equal(lbs[:, 3:], self.pose.palette("normal-rows3x4"))
+        dqs = self.pose.gpu_palette("dqs", dqs_scale="keep-y")
+        numpy.testing.assert_array_equal(dqs.reshape(24, 20), self.pose.palette("dual-quat-scale-keep-y"))
+
+    def test_attributes_are_the_influences(self):
+        a = self.rig.gpu_attributes(joint_bits=8)
+        self.assertEqual((a["joints"].dtype, a["joints"].shape, a["weights"].shape), (numpy.uint8, (1728, 4), (1728, 4)))
+        numpy.testing.assert_allclose(a["weights"].sum(axis=1), 1, atol=1e-6)
+        self.assertNotIn("centers", a)
+        with self.assertRaisesRegex(skn.InvalidArgument, "influences 5"):
+            self.rig.gpu_attributes(influences=5)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,218 @@
+/* gpu.c — skinning on the GPU, the host's half: a skn_gpu_desc resolved
+ * into the palette's layout (skn_gpu_layout_get), the palette of a pose in
+ * that layout (skn_pose_gpu_palette) and the rig's per-vertex inputs
+ * (skn_rig_gpu_attributes). The shader that reads them is glsl.c's; it does
+ * the arithmetic of lbs.c, dqs.c and cor.c, so the palette carries the same
+ * per-joint forms the CPU kernels read (internal.h). */
+#include "gpu.h"
+
+#include <math.h>
+#include <string.h>
+
+static skn_status check_desc(const skn_gpu_desc *d, const char *call) {
+  if ((unsigned)d->method > SKN_METHOD_COR)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: method %u is not a skn_method", call, (unsigned)d->method);
+  if ((unsigned)d->dqs_scale > SKN_DQS_SCALE_KEEP_Y)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: dqs_scale %u is not a skn_dqs_scale", call,
+                     (unsigned)d->dqs_scale);
+  if (d->influences != 4 && d->influences != 8)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: influences %u: the GLSL reads 4 or 8 a vertex", call,
+                     d->influences);
+  if (d->outputs & ~(uint32_t)(SKN_GPU_NORMALS | SKN_GPU_TANGENTS))
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: outputs 0x%x has bits other than SKN_GPU_NORMALS and "
+                     "SKN_GPU_TANGENTS", call, d->outputs);
+  if ((unsigned)d->dialect > SKN_GLSL_300_ES)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: dialect %u is not a skn_glsl_dialect", call,
+                     (unsigned)d->dialect);
+  if ((unsigned)d->palette > SKN_GLSL_PALETTE_TEXTURE_2D)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: palette %u is not a skn_glsl_palette", call,
+                     (unsigned)d->palette);
+  if (d->dialect == SKN_GLSL_300_ES && d->palette == SKN_GLSL_PALETTE_TEXTURE_BUFFER)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: GLSL ES 3.00 has no texture buffers; use "
+                     "SKN_GLSL_PALETTE_TEXTURE_2D", call);
+  if (d->flags & ~(uint32_t)SKN_GLSL_NO_VERSION)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: flags 0x%x has bits other than SKN_GLSL_NO_VERSION", call,
+                     d->flags);
+  return SKN_OK;
+}
+
+skn_status skn__gpu_plan(const skn_gpu_desc *desc, const char *call, skn_gpu_plan *plan) {
+  if (!desc) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: desc is required", call);
+  if (desc->struct_size < SKN_GPU_DESC_V1_SIZE)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: struct_size %u is smaller than skn_gpu_desc (%u)", call,
+                     desc->struct_size, SKN_GPU_DESC_V1_SIZE);
+  skn_gpu_plan p;
+  memset(&p, 0, sizeof p);
+  memcpy(&p.d, desc, SKN_MIN((size_t)desc->struct_size, sizeof p.d));
+  if (!p.d.influences) p.d.influences = 4;
+  skn_status s = check_desc(&p.d, call);
+  if (s != SKN_OK) return s;
+  int normals = (p.d.outputs & SKN_GPU_NORMALS) != 0;
+  p.dq = p.lbs = p.normal = p.quat = -1;
+  switch (p.d.method) {
+  case SKN_METHOD_LBS_MATRIX: p.lbs = 0; break;
+  case SKN_METHOD_LBS_QUATERNION: p.quat = 0; break;
+  case SKN_METHOD_DQS: p.dq = 0; break;
+  default: p.dq = 0, p.lbs = 5; break; /* BLEND and COR: DQS's forms and LBS's matrices */
+  }
+  p.vec4s = p.quat >= 0 ? 2 : p.lbs >= 0 ? (uint32_t)p.lbs + 3 : 5;
+  if (p.lbs >= 0 && normals) p.normal = (int)p.vec4s, p.vec4s += 3; /* LBS serves normals by N_i */
+  *plan = p;
+  return SKN_OK;
+}
+
+SKN_API skn_status skn_gpu_layout_get(const skn_gpu_desc *desc, skn_gpu_layout *out) {
+  skn_gpu_plan p;
+  skn_status s = skn__gpu_plan(desc, "gpu_layout_get", &p);
+  if (s != SKN_OK) return s;
+  if (!out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gpu_layout_get: out is required");
+  uint32_t needs = p.d.method == SKN_METHOD_BLEND ? SKN_GPU_NEEDS_BLEND_WEIGHTS
+                   : p.d.method == SKN_METHOD_COR ? SKN_GPU_NEEDS_CENTERS : 0;
+  skn_gpu_layout layout = {sizeof layout, p.vec4s, needs};
+  return skn__fill_info(out, &layout, sizeof layout, SKN_GPU_LAYOUT_V1_SIZE, "gpu_layout_get");
+}
+
+/* ---- the palette ---- */
+
+/* LBS_QUATERNION's joint j as M_j = [s R(q) | t]: t = b - s R(q) c, the
+ * per-bone form v = b + s R (v0 - c) (lbs.c) with the bind origin c folded
+ * into the translation, so that a joint takes two texels. */
+static void quat_texels(const skn_pose *pose, uint32_t j, float *e) {
+  const skn_joint_xform *x = &pose->xforms[j];
+  const float *c = pose->rig->bind[j] + 12;
+  double qx = x->q[0], qy = x->q[1], qz = x->q[2], qw = x->q[3], s = x->s;
+  double r[9] = {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw),
+                 2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw),
+                 2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy)};
+  memcpy(e, x->q, 4 * sizeof(float));
+  for (int row = 0; row < 3; ++row)
+    e[4 + row] = (float)(x->b[row] - s * (r[row * 3] * c[0] + r[row * 3 + 1] * c[1] + r[row * 3 + 2] * c[2]));
+  e[7] = x->s;
+}
+
+/* Joint j's texels at e, as the plan lays them out. */
+static void joint_texels(const skn_pose *pose, const skn_gpu_plan *p, uint32_t j, float *e) {
+  if (p->quat >= 0) quat_texels(pose, j, e + 4 * p->quat);
+  if (p->dq >= 0) {
+    const float *q = SKN_DQ_ENTRY(pose, p->d.dqs_scale, j);
+    float *t = e + 4 * p->dq;
+    memcpy(t, q + SKN_DQ_REAL, 8 * sizeof(float)); /* real, dual */
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c) t[8 + r * 4 + c] = q[SKN_DQ_S + 4 * c + r];
+  }
+  for (int r = 0; p->lbs >= 0 && r < 3; ++r)
+    for (int c = 0; c < 4; ++c) e[4 * p->lbs + r * 4 + c] = SKN_POSE_M(pose, j, r, c);
+  for (int r = 0; p->normal >= 0 && r < 3; ++r)
+    for (int c = 0; c < 4; ++c) e[4 * p->normal + r * 4 + c] = c < 3 ? SKN_POSE_N(pose, j, r, c) : 0.0f;
+}
+
+SKN_API skn_status skn_pose_gpu_palette(const skn_pose *pose, const skn_gpu_desc *desc, void *dst,
+                                        size_t dst_bytes) {
+  skn_gpu_plan p;
+  skn_status s = skn__gpu_plan(desc, "pose_gpu_palette", &p);
+  if (s != SKN_OK) return s;
+  if (!pose || !dst) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_gpu_palette: pose and dst are required");
+  const skn_rig *rig = pose->rig;
+  size_t entry = (size_t)p.vec4s * 4 * sizeof(float), need = entry * rig->joint_count;
+  if (dst_bytes < need)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_gpu_palette: dst_bytes %zu is smaller than %u joints x %zu "
+                     "= %zu", dst_bytes, rig->joint_count, entry, need);
+  if (p.d.palette == SKN_GLSL_PALETTE_UNIFORM_BLOCK && p.d.joint_count && p.d.joint_count < rig->joint_count)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_gpu_palette: the uniform block holds %u joints, the rig "
+                     "has %u", p.d.joint_count, rig->joint_count);
+  if (p.quat >= 0) {
+    skn__pose_derive(pose, SKN_FORMS_QUATERNION);
+    if ((s = skn__check_similar(rig, pose)) != SKN_OK) return s;
+  }
+  if (p.dq >= 0) skn__pose_derive(pose, SKN_FORMS_DQ << p.d.dqs_scale);
+  float *e = dst;
+  for (uint32_t j = 0; j < rig->joint_count; ++j, e += p.vec4s * 4) joint_texels(pose, &p, j, e);
+  return SKN_OK;
+}
+
+/* ---- the per-vertex inputs ---- */
+
+static skn_status check_output(skn_out_attrib a, size_t size, int bound, const char *name) {
+  if (!a.data) return SKN_OK;
+  if (!bound)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_attributes: %s requested but the rig was bound "
+                     "without them", name);
+  if (a.stride && a.stride < size)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_attributes: %s stride %u is smaller than one "
+                     "element (%zu bytes)", name, a.stride, size);
+  return SKN_OK;
+}
+
+static skn_status check_attributes(const skn_rig *rig, const skn_gpu_attributes *d) {
+  if (d->influences != 4 && d->influences != 8)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_attributes: influences %u: the GLSL reads 4 or 8 a "
+                     "vertex", d->influences);
+  if (d->joint_bits != 8 && d->joint_bits != 16)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_attributes: joint_bits %u is not 8 or 16", d->joint_bits);
+  if (rig->joint_count > (1u << d->joint_bits))
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_attributes: %u joints do not fit %u-bit indices",
+                     rig->joint_count, d->joint_bits);
+  size_t k = d->influences;
+  skn_status s = check_output(d->joints, k * d->joint_bits / 8, 1, "joints");
+  if (s == SKN_OK) s = check_output(d->weights, k * sizeof(float), 1, "weights");
+  if (s == SKN_OK) s = check_output(d->blend_weights, sizeof(float), rig->blend_weights != NULL, "blend_weights");
+  if (s == SKN_OK) s = check_output(d->centers, 4 * sizeof(float), rig->centers != NULL, "centers");
+  if (s == SKN_OK) s = check_output(d->positions, 3 * sizeof(float), 1, "positions");
+  if (s == SKN_OK) s = check_output(d->normals, 3 * sizeof(float), rig->normals != NULL, "normals");
+  if (s == SKN_OK) s = check_output(d->tangents, 4 * sizeof(float), rig->tangents != NULL, "tangents");
+  for (uint32_t v = 0; s == SKN_OK && v < rig->vertex_count; ++v) {
+    uint32_t n = rig->influence_offsets[v + 1] - rig->influence_offsets[v];
+    if (n > k)
+      s = skn__fail(SKN_ERR_UNSUPPORTED, "rig_gpu_attributes: vertex %u has %u influences, more than %zu; bind "
+                    "with max_influences = %zu", v, n, k, k);
+  }
+  return s;
+}
+
+/* Element v of an output with elements of `size` bytes. */
+static char *out_at(skn_out_attrib a, size_t size, uint32_t v) {
+  return (char *)a.data + (size_t)v * (a.stride ? a.stride : size);
+}
+
+static void write_influences(const skn_rig *rig, const skn_gpu_attributes *d, uint32_t v) {
+  uint32_t k = d->influences, lo = rig->influence_offsets[v], n = rig->influence_offsets[v + 1] - lo;
+  uint16_t joints[8] = {0};
+  float weights[8] = {0};
+  for (uint32_t s = 0; s < n; ++s) {
+    joints[s] = (uint16_t)rig->influence_joints[lo + s];
+    weights[s] = rig->influence_weights[lo + s];
+  }
+  if (d->joints.data && d->joint_bits == 16) memcpy(out_at(d->joints, k * 2, v), joints, k * 2);
+  if (d->joints.data && d->joint_bits == 8)
+    for (uint32_t s = 0; s < k; ++s) out_at(d->joints, k, v)[s] = (char)(uint8_t)joints[s];
+  if (d->weights.data) memcpy(out_at(d->weights, k * sizeof(float), v), weights, k * sizeof(float));
+}
+
+static void write_vertex(const skn_rig *rig, const skn_gpu_attributes *d, uint32_t v) {
+  write_influences(rig, d, v);
+  if (d->blend_weights.data) memcpy(out_at(d->blend_weights, sizeof(float), v), &rig->blend_weights[v], sizeof(float));
+  if (d->centers.data) {
+    float c[4] = {0, 0, 0, rig->has_center[v] ? 1.0f : 0.0f};
+    if (rig->has_center[v]) memcpy(c, rig->centers + (size_t)v * 3, 3 * sizeof(float));
+    memcpy(out_at(d->centers, sizeof c, v), c, sizeof c);
+  }
+  if (d->positions.data) memcpy(out_at(d->positions, 12, v), rig->positions + (size_t)v * 3, 12);
+  if (d->normals.data) memcpy(out_at(d->normals, 12, v), rig->normals + (size_t)v * 3, 12);
+  if (d->tangents.data) memcpy(out_at(d->tangents, 16, v), rig->tangents + (size_t)v * 4, 16);
+}
+
+SKN_API skn_status skn_rig_gpu_attributes(const skn_rig *rig, const skn_gpu_attributes *out) {
+  if (!rig || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_attributes: rig and out are required");
+  if (out->struct_size < SKN_GPU_ATTRIBUTES_V1_SIZE)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_attributes: struct_size %u is smaller than "
+                     "skn_gpu_attributes (%u)", out->struct_size, SKN_GPU_ATTRIBUTES_V1_SIZE);
+  skn_gpu_attributes d;
+  memset(&d, 0, sizeof d);
+  memcpy(&d, out, SKN_MIN((size_t)out->struct_size, sizeof d));
+  if (!d.influences) d.influences = 4;
+  if (!d.joint_bits) d.joint_bits = 16;
+  skn_status s = check_attributes(rig, &d);
+  if (s != SKN_OK) return s;
+  for (uint32_t v = 0; v < rig->vertex_count; ++v) write_vertex(rig, &d, v);
+  return SKN_OK;
+}

@@ -1,0 +1,34 @@
+/* bench.h — what `skn bench` (bench.c) and `skn bench --gpu` (bench_gpu.c)
+ * share: the synthetic rig, timing, and the machine's name. */
+#ifndef SKN_CLI_BENCH_H
+#define SKN_CLI_BENCH_H
+
+#include "cli.h"
+
+/* A 64-joint chain with n vertices along it, bent and twisted a little at
+ * every joint (rigid, as most animation is), positions, normals, tangents,
+ * blend weights and 1,024 triangles bound. */
+typedef struct bench_rig {
+  skn_rig *rig;
+  skn_pose *pose;
+  uint32_t n;
+  int k, compact;
+  double bytes_influences;
+} bench_rig;
+
+/* k influences per vertex (k = 0: 1 to 8, varying), nearest joints first. */
+int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout);
+
+/* Median seconds of one skn_skin call (attrs 0: positions, 1: + normals,
+ * 2: + tangents), after one warm call. */
+double bench_time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t threads, float *p, float *n, float *t,
+                       int repeats, skn_stores stores);
+
+double bench_now(void);                 /* seconds, monotonic */
+double bench_median(double *t, int n);  /* sorts t */
+void bench_machine(char *cpu, size_t n);
+
+/* bench_gpu.c: `skn bench --gpu`. */
+int bench_gpu(int argc, char **argv);
+
+#endif

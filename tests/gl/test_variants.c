@@ -1,0 +1,67 @@
+/* test_variants.c — every text skn_glsl_source makes in this context's
+ * dialect (method x influences x outputs x palette, and both DQS splits
+ * where the method has them) compiles, links and skins a random rig with
+ * scaled and sheared joints as skn_skin does. */
+#include "rigs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const skn_gl_palette PALETTES[3] = {SKN_GL_PALETTE_UNIFORM_BLOCK, SKN_GL_PALETTE_TEXTURE_BUFFER,
+                                           SKN_GL_PALETTE_TEXTURE_2D};
+
+/* Every case of one method on the rigs of 4 and 8 influences. */
+static void sweep_method(skn_method m, posed rigs[2]) {
+  int splits = m >= SKN_METHOD_DQS ? 2 : 1;
+  for (int ki = 0; ki < 2; ++ki)
+    for (uint32_t outputs = 0; outputs < 4; ++outputs)
+      for (int pi = 0; pi < 3; ++pi) {
+        if (PALETTES[pi] == SKN_GL_PALETTE_TEXTURE_BUFFER && gl_context_api == SKN_EGL_OPENGL_ES) continue;
+        for (int split = 0; split < splits; ++split) {
+          gpu_case c = {m, (skn_dqs_scale)split, ki ? 8u : 4u, outputs, PALETTES[pi], outputs == 1 ? 8u : 16u};
+          skn_gl_info info = {sizeof info};
+          skin_diff d = compare_case(&rigs[ki], &c, &info);
+          check_diff(&d, &c, gl_context_api ? "variants (ES)" : "variants");
+          check(d.position > 1e29 || info.palette == c.palette, "variants: palette %d asked, %d used", (int)c.palette,
+                (int)info.palette);
+        }
+      }
+}
+
+/* SKN_GLSL_NO_VERSION: the text compiles after a host's own #version. */
+static void without_version(void) {
+  for (int m = 0; m <= SKN_METHOD_COR; ++m) {
+    skn_gpu_desc d = {sizeof d};
+    d.method = (skn_method)m;
+    d.outputs = SKN_GPU_NORMALS | SKN_GPU_TANGENTS;
+    d.dialect = gl_context_api == SKN_EGL_OPENGL_ES ? SKN_GLSL_300_ES : SKN_GLSL_330;
+    d.palette = SKN_GLSL_PALETTE_TEXTURE_2D;
+    d.flags = SKN_GLSL_NO_VERSION;
+    size_t n = 0;
+    check(skn_glsl_source(&d, NULL, 0, &n) == SKN_OK, "no version: %s", skn_last_error());
+    char *text = malloc(n + 1);
+    skn_glsl_source(&d, text, n + 1, &n);
+    check(!strstr(text, "#version"), "no version: the text has a #version line");
+    const char *parts[3] = {d.dialect ? "#version 300 es\n" : "#version 330 core\n", text,
+                            "in vec3 p; void main() { gl_Position = vec4(skn_skin_position(p), 1.0); }\n"};
+    GLuint s = gl.CreateShader(GL_VERTEX_SHADER);
+    GLint ok = 0;
+    gl.ShaderSource(s, 3, parts, NULL);
+    gl.CompileShader(s);
+    gl.GetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    check(ok, "no version: %s does not compile after the host's #version", method_name((skn_method)m));
+    gl.DeleteShader(s);
+    free(text);
+  }
+}
+
+void test_variants(void) {
+  posed sheared[2], uniform[2];
+  int ok = random_posed(&sheared[0], 11, 40, 300, 4, 2) && random_posed(&sheared[1], 12, 40, 300, 8, 2) &&
+           random_posed(&uniform[0], 13, 40, 300, 4, 1) && random_posed(&uniform[1], 14, 40, 300, 8, 1);
+  check(ok, "variants: the random rigs bind");
+  for (int m = 0; ok && m <= SKN_METHOD_COR; ++m)
+    sweep_method((skn_method)m, m == SKN_METHOD_LBS_QUATERNION ? uniform : sheared);
+  without_version();
+  for (int k = 0; k < 2; ++k) posed_free(&sheared[k]), posed_free(&uniform[k]);
+}
