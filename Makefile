@@ -5,7 +5,8 @@
 # make demo       build, skin a procedural arm and a glTF model, write pictures
 # make install    PREFIX=/usr/local: headers, library, GL adapter, pkg-config file, Python package
 # make bench      the benchmark: bandwidth probe, every kernel vs the scalar reference
-# make check-threads  the unit tests under ThreadSanitizer (the worker pool, threaded calls)
+# make check-threads  the unit tests under ThreadSanitizer (make check runs tests/threads under it)
+# make fuzz       FUZZ_SECONDS=N: each fuzz target (tests/fuzz) on every core; make fuzz-build: them alone
 # make blender-addon   build/skn_blender.zip for Blender's Preferences > Add-ons > Install
 
 PYTHON ?= /usr/bin/python3
@@ -45,7 +46,19 @@ CORE_OBJ := $(patsubst core/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 # (-fno-var-tracking-assignments): tracking the locals of the many inlined
 # specialisations took about a fifth of their build time, for values a
 # debugger reads in the scalar reference instead.
+ifeq ($(FUZZ),1)
+# The fuzz build (clang, `make fuzz-build`): the kernels at -O0 and without
+# coverage — clang takes minutes a kernel file at -O1, and their paths
+# follow counts, which bind and the loader decide, not the data.
+# FUZZ_KERNEL_OPT=-O1 for a long campaign: slower to build, several times faster to run.
+FUZZ_KERNEL_OPT ?= -O0
+$(BUILD)/obj/kernels/%.o: KFLAGS := $(FUZZ_KERNEL_OPT) -Wno-psabi -fno-sanitize=fuzzer-no-link -DSKN_KERNELS_CHECKED
+# COR's centers are arithmetic over the weights: tracing their comparisons
+# guides nothing and took half the skin target's time.
+$(BUILD)/obj/cor_bind.o: KFLAGS := -fno-sanitize-coverage=trace-cmp
+else
 $(BUILD)/obj/kernels/%.o: KFLAGS := -Wno-psabi -fno-var-tracking-assignments $(if $(SAN),-DSKN_KERNELS_CHECKED -fno-var-tracking)
+endif
 $(BUILD)/obj/kernels/%_avx2.o: ISA := -mavx2 -mfma
 $(BUILD)/obj/kernels/%_avx512.o: ISA := -mavx2 -mfma -mavx512f -mavx512vl -mavx512dq -mprefer-vector-width=512
 
@@ -67,7 +80,7 @@ ADDON := $(BUILD)/skn_blender.zip
 CLI := $(BUILD)/bin/skn
 CLI_SRC := $(wildcard plugins/cli/*.c)
 
-.PHONY: all lib gl python blender-addon bench bench-blender check check-threads test demo install uninstall deps abi-baseline clean help
+.PHONY: all lib gl python fuzz fuzz-build blender-addon bench bench-blender check check-threads test demo install uninstall deps abi-baseline clean help
 all: lib gl $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON)
 lib: $(LIB) $(BUILD)/libskn.so
 gl: $(GL_LIB)
@@ -156,6 +169,45 @@ $(BUILD)/tests/unit: $(TEST_SRC) tests/unit/*.h abi/skn.h $(BUILD)/libskn.so | $
 $(BUILD)/tests/gl: $(GL_TEST_SRC) tests/gl/*.h tests/unit/testlib.c tests/unit/testlib.h $(GL_LIB) $(BUILD)/libskn.so | $(BUILD)/tests
 	$(CC) $(PROG_CFLAGS) $(CHECK_CFLAGS) -Itests/unit $(GL_TEST_SRC) tests/unit/testlib.c $(GL_LIB) $(PROG_LDFLAGS) $(CHECK_LIBS) -ldl -o $@
 
+# Threads at once: one rig, many poses, ranges, documents (plainly, and
+# under ThreadSanitizer in build/tsan).
+$(BUILD)/tests/threads: tests/threads/test_threads.c abi/skn.h $(BUILD)/libskn.so | $(BUILD)/tests
+	$(CC) $(PROG_CFLAGS) $< $(PROG_LDFLAGS) -pthread -o $@
+
+# ---- fuzzing (tests/fuzz) ----
+# replay: the fuzz targets as a plain program, in every build: make check
+# runs the seeds and the regression file of every finding through it.
+FUZZ_SRC := tests/fuzz/gltf_target.c tests/fuzz/bind_target.c tests/fuzz/skin_target.c tests/fuzz/guard.c
+$(BUILD)/tests/replay: $(FUZZ_SRC) tests/fuzz/replay.c tests/fuzz/fuzz.h $(BUILD)/libskn.so | $(BUILD)/tests
+	$(CC) $(PROG_CFLAGS) -Itests/fuzz $(FUZZ_SRC) tests/fuzz/replay.c $(PROG_LDFLAGS) -o $@
+
+# libFuzzer: clang, the library's sources compiled into each target with
+# ASan, UBSan and coverage (a build of its own, build/fuzz).
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_TARGETS := gltf bind skin
+FUZZ_BUILD ?= $(BUILD)/fuzz
+fuzz-build: deps
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang FUZZ=1 SAN="$(FUZZ_SAN)" CFLAGS="-O1 -g" \
+	  $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ_TARGETS))
+$(BUILD)/fuzz-%: $(CORE_OBJ) $(FUZZ_SRC) tests/fuzz/libfuzzer.c tests/fuzz/fuzz.h
+	$(CC) $(PROG_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -DSKN_FUZZ_TARGET=skn_fuzz_$* $(FUZZ_SRC) tests/fuzz/libfuzzer.c \
+	  $(CORE_OBJ) -lcjson -lm -pthread -o $@
+
+# `make fuzz FUZZ_SECONDS=600`: each target for that long on every core,
+# its corpus kept in build/fuzz/corpus-TARGET; a finding is written beside
+# it (crash-*), to be added to tests/fuzz/regressions/TARGET.
+FUZZ_SECONDS ?= 300
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  tests/fuzz/run $$t $(FUZZ_BUILD) -max_total_time=$(FUZZ_SECONDS) -jobs=$(NPROC) -workers=$(NPROC) || exit 1; \
+	done
+
+# A host compiled against the first release's header (a fixture), linked
+# against today's library: every grown *_desc at its old size.
+$(BUILD)/tests/old_client: tests/abi/old_client.c tests/abi/skn-1.0/skn.h $(BUILD)/libskn.so | $(BUILD)/tests
+	$(CC) -std=c99 $(CFLAGS) $(WARN) -Wno-missing-field-initializers -D_POSIX_C_SOURCE=200809L -Itests/abi/skn-1.0 $< \
+	  $(PROG_LDFLAGS) -o $@
+
 # The dlopen client links nothing of skn: it finds every call through skn_get_api.
 $(BUILD)/tests/abi_client: tests/abi/abi_client.c abi/skn.h | $(BUILD)/tests
 	$(CC) $(PROG_CFLAGS) $< -ldl -o $@
@@ -164,8 +216,12 @@ deps:
 	@scripts/install-deps
 
 check: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/tests/unit $(BUILD)/tests/gl $(BUILD)/tests/abi_client
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN="$(SAN_FLAGS)" CFLAGS="-O1 -g" $(BUILD)/san/tests/unit $(BUILD)/san/tests/gl
+	@$(MAKE) --no-print-directory all $(BUILD)/tests/unit $(BUILD)/tests/gl $(BUILD)/tests/abi_client $(BUILD)/tests/replay \
+	  $(BUILD)/tests/threads $(BUILD)/tests/old_client
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN="$(SAN_FLAGS)" CFLAGS="-O1 -g" $(BUILD)/san/tests/unit $(BUILD)/san/tests/gl \
+	  $(BUILD)/san/tests/replay
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN="-fsanitize=thread" CFLAGS="-O1 -g" $(BUILD)/tsan/tests/threads
+	@$(MAKE) --no-print-directory fuzz-build
 	@PYTHON=$(PYTHON) BUILD=$(BUILD) tests/run-all
 
 test: check

@@ -107,6 +107,28 @@ SKN_API const char *skn_last_error(void);
  * through the same two calls a host already reads. NULL records "". (1.1) */
 SKN_API skn_status skn_set_error(skn_status status, const char *message);
 
+/* Memory. By default skn allocates with the C library; a host that keeps
+ * its own books gives skn its allocator instead. (1.1) */
+typedef struct skn_allocator {
+  uint32_t struct_size;
+  void *user;  /* passed back to both functions */
+  /* size (> 0) bytes aligned to `alignment` (a power of two from 16 to 64), or NULL */
+  void *(*alloc)(void *user, size_t size, size_t alignment);
+  void (*free)(void *user, void *block); /* a block alloc returned; never NULL */
+} skn_allocator;
+
+/* Routes every allocation skn makes — rigs, poses, documents and what
+ * building them takes — through `allocator` (copied), or back to the C
+ * library's with NULL. Two kinds stay outside it: the worker threads'
+ * stacks, and the glTF loader's JSON tree, which cJSON allocates through
+ * its own hooks (cJSON_InitHooks: the host's to set). An allocation that
+ * fails is SKN_ERR_OUT_OF_MEMORY from the call that needed it, which then
+ * leaves nothing allocated behind. Errors: SKN_ERR_UNSUPPORTED while blocks
+ * of the current allocator are live (destroy every rig, pose and document
+ * first), SKN_ERR_INVALID_ARGUMENT for a missing function or struct_size.
+ * Not to be called while another thread is in skn. */
+SKN_API skn_status skn_set_allocator(const skn_allocator *allocator);
+
 /* ------------------------------------------------------------------------
  * 2. Bind: skeleton + rest mesh + weights -> rig
  * ---------------------------------------------------------------------- */
@@ -457,8 +479,16 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
 typedef struct skn_gltf skn_gltf;
 
 /* Opens and validates a .gltf or .glb file (by content, not by name),
- * loading its buffers. On success *out is freed by skn_gltf_close. */
+ * loading its buffers. On success *out is freed by skn_gltf_close. Opening
+ * costs time and memory in proportion to the file's bytes (and its
+ * buffers'), whatever counts it declares: what a count makes large is
+ * allocated by skn_gltf_bind, under its max_bytes. */
 SKN_API skn_status skn_gltf_open(const char *path, skn_gltf **out);
+
+/* The same from `size` bytes in memory (copied): a .glb, or a .gltf whose
+ * buffers are data: URIs (a relative URI has no folder to be read from:
+ * SKN_ERR_IO naming it). (1.1) */
+SKN_API skn_status skn_gltf_open_memory(const void *data, size_t size, skn_gltf **out);
 
 /* Frees a document. NULL is ignored. Rigs made from it stay valid. */
 SKN_API void skn_gltf_close(skn_gltf *gltf);
@@ -526,6 +556,12 @@ typedef struct skn_gltf_bind_desc {
   const float *blend_weights;    /* optional, vertex_count, for SKN_METHOD_BLEND */
   /* appended: a caller passing struct_size 32 gets SKN_LAYOUT_FULL */
   skn_bind_layout layout;        /* as skn_bind_desc */
+  /* appended in 1.1: a caller passing struct_size 40 gets the default */
+  uint64_t max_bytes;            /* the most binding may allocate for this primitive, estimated before
+                                    anything is: (100 + 34 k) bytes a vertex of k influences, 12 a
+                                    triangle with centers_of_rotation. 0: 2 GiB. A document declares
+                                    counts its bytes need not back (an accessor without a bufferView
+                                    is zeros): over this, SKN_ERR_UNSUPPORTED before any allocation */
 } skn_gltf_bind_desc;
 
 /* Binds a skinned primitive: its skin's joints in the skin's order (parents:
@@ -729,12 +765,14 @@ struct skn_api {
   /* kernels (section 4): */
   skn_status (*set_simd)(skn_simd simd);
   skn_simd (*get_simd)(void);
-  /* 1.1: errors (section 1) and GPU skinning (section 6) */
+  /* 1.1: errors and memory (section 1), GPU skinning (section 6), glTF from memory (section 5) */
   skn_status (*set_error)(skn_status status, const char *message);
   skn_status (*glsl_source)(const skn_gpu_desc *desc, char *dst, size_t dst_bytes, size_t *out_length);
   skn_status (*gpu_layout_get)(const skn_gpu_desc *desc, skn_gpu_layout *out);
   skn_status (*pose_gpu_palette)(const skn_pose *pose, const skn_gpu_desc *desc, void *dst, size_t dst_bytes);
   skn_status (*rig_gpu_attributes)(const skn_rig *rig, const skn_gpu_attributes *out);
+  skn_status (*set_allocator)(const skn_allocator *allocator);
+  skn_status (*gltf_open_memory)(const void *data, size_t size, skn_gltf **out);
 };
 
 /* The function table for ABI major abi_major (pass SKN_VERSION_MAJOR), or

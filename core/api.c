@@ -27,6 +27,7 @@ static const skn_api api_v1 = {
     skn_set_simd, skn_get_simd,
     /* 1.1: errors, GPU skinning (section 6) */
     skn_set_error, skn_glsl_source, skn_gpu_layout_get, skn_pose_gpu_palette, skn_rig_gpu_attributes,
+    skn_set_allocator, skn_gltf_open_memory,
 };
 
 SKN_API const skn_api *skn_get_api(uint32_t abi_major) {

@@ -186,10 +186,10 @@ static int32_t parent_of(const skn_bind_desc *d, uint32_t j) { return d->parents
  * (pose_simd.h). The parents are valid and acyclic (checked first). */
 static skn_status order_breadth_first(const skn_bind_desc *d, uint32_t *order) {
   uint32_t n = d->joint_count, tail = 0;
-  uint32_t *next = calloc((size_t)n + 1, sizeof *next), *children = malloc(n * sizeof *children);
+  uint32_t *next = skn__calloc((size_t)n + 1, sizeof *next), *children = skn__alloc(n * sizeof *children);
   if (!next || !children) {
-    free(next);
-    free(children);
+    skn__free(next);
+    skn__free(children);
     return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory");
   }
   /* children grouped by parent (a counting sort): after placing, p's are
@@ -203,8 +203,8 @@ static skn_status order_breadth_first(const skn_bind_desc *d, uint32_t *order) {
     if (parent_of(d, j) < 0) order[tail++] = j;
   for (uint32_t head = 0; head < tail; ++head)
     for (uint32_t p = order[head], c = p ? next[p - 1] : 0; c < next[p]; ++c) order[tail++] = children[c];
-  free(next);
-  free(children);
+  skn__free(next);
+  skn__free(children);
   return SKN_OK;
 }
 
@@ -217,8 +217,8 @@ skn_status skn__order_joints(const skn_bind_desc *d, uint32_t *order) {
   for (uint32_t j = 0; d->parents && j < n; ++j)
     if (d->parents[j] < -1 || d->parents[j] >= (int64_t)n)
       return skn__fail(SKN_ERR_BAD_HIERARCHY, "joint %u: parent %d is out of range", j, d->parents[j]);
-  uint32_t *chain = malloc(n * sizeof *chain);
-  uint8_t *state = calloc(n, 1); /* 0 new, 1 on the chain being walked, 2 done */
+  uint32_t *chain = skn__alloc(n * sizeof *chain);
+  uint8_t *state = skn__calloc(n, 1); /* 0 new, 1 on the chain being walked, 2 done */
   skn_status s = (chain && state) ? SKN_OK : skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory");
   for (uint32_t i = 0; s == SKN_OK && i < n; ++i) {
     uint32_t len = 0;
@@ -235,7 +235,7 @@ skn_status skn__order_joints(const skn_bind_desc *d, uint32_t *order) {
     while (len > 0) state[chain[--len]] = 2;
   }
   if (s == SKN_OK && order) s = order_breadth_first(d, order);
-  free(chain);
-  free(state);
+  skn__free(chain);
+  skn__free(state);
   return s;
 }

@@ -113,7 +113,7 @@ uint32_t skn__oct_encode(const float v[3], int tangent, float w) {
 /* One attribute's codes (per vertex, then SKN_PACK_GROUP of padding, which
  * decode to +z), its float array overwritten with their decoded values. */
 static uint32_t *quantize_directions(float *attr, uint32_t count, int tangent) {
-  uint32_t *codes = calloc((size_t)count + SKN_PACK_GROUP, sizeof *codes);
+  uint32_t *codes = skn__calloc((size_t)count + SKN_PACK_GROUP, sizeof *codes);
   const uint32_t width = tangent ? 4 : 3;
   for (uint32_t v = 0; codes && v < count; ++v) {
     float *a = attr + (size_t)v * width, d[4];

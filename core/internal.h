@@ -28,6 +28,9 @@ SKN_PIN(bind_desc, offsetof(skn_bind_desc, triangle_count) + 4 + 4 /* padding */
 SKN_PIN(skin_desc, offsetof(skn_skin_desc, dqs_scale) + 4 == SKN_SKIN_DESC_V1_SIZE);
 SKN_PIN(rig_info, offsetof(skn_rig_info, max_influences_per_vertex) + 4 == SKN_RIG_INFO_V1_SIZE);
 SKN_PIN(gltf_bind_desc, offsetof(skn_gltf_bind_desc, blend_weights) + 8 == SKN_GLTF_BIND_DESC_V1_SIZE);
+/* 1.0's appended layout, and 1.1's max_bytes past its padding: a 1.0 caller's
+ * struct_size (40) never reaches it */
+SKN_PIN(gltf_bind_desc_1_1, offsetof(skn_gltf_bind_desc, max_bytes) == 40 && sizeof(skn_gltf_bind_desc) == 48);
 SKN_PIN(transform, sizeof(skn_transform) == 40);
 
 /* ---- errors (error.c) ---- */
@@ -36,6 +39,13 @@ SKN_PIN(transform, sizeof(skn_transform) == 40);
  * `return skn__fail(SKN_ERR_..., "joint %u: ...", j);`. */
 skn_status skn__fail(skn_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* ---- memory (alloc.c): every block, through the host's allocator ---- */
+
+void *skn__alloc(size_t size);                             /* NULL on failure; 16-byte aligned */
+void *skn__alloc_aligned(size_t size, size_t alignment);   /* alignment a power of two <= 64 */
+void *skn__calloc(size_t count, size_t size);              /* zeroed; NULL on failure or overflow */
+void skn__free(void *block);                               /* NULL is ignored */
 
 /* ---- the ABI's conventions (api.c) ---- */
 

@@ -26,18 +26,18 @@ SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
   uint32_t n = rig->joint_count;
   size_t stride = rig->joint_stride, local_bytes = stride * SKN_MAT_ROWS * sizeof(float);
   size_t palette_bytes = ((size_t)n + 1) * SKN_PALETTE_FLOATS * sizeof(float);
-  skn_pose *pose = calloc(1, sizeof *pose);
+  skn_pose *pose = skn__calloc(1, sizeof *pose);
   if (pose) {
     pose->rig = rig;
     pthread_mutex_init(&pose->lock, NULL);
-    pose->local = malloc(local_bytes);
-    pose->staged = calloc(stride * SKN_MAT_ROWS, sizeof(float));
-    pose->world = calloc(stride * SKN_MAT_ROWS, sizeof(float));
-    pose->pinned = calloc(stride, 1);
-    pose->xforms = malloc(n * sizeof *pose->xforms);
+    pose->local = skn__alloc(local_bytes);
+    pose->staged = skn__calloc(stride * SKN_MAT_ROWS, sizeof(float));
+    pose->world = skn__calloc(stride * SKN_MAT_ROWS, sizeof(float));
+    pose->pinned = skn__calloc(stride, 1);
+    pose->xforms = skn__alloc(n * sizeof *pose->xforms);
     float **palettes[4] = {&pose->lbs_palette, &pose->dq_palette[0], &pose->dq_palette[1], &pose->quat_palette};
     for (int k = 0; k < 4; ++k)
-      if (posix_memalign((void **)palettes[k], 64, palette_bytes)) *palettes[k] = NULL;
+      *palettes[k] = skn__alloc_aligned(palette_bytes, 64);
   }
   if (!pose || !pose->local || !pose->staged || !pose->world || !pose->pinned || !pose->xforms ||
       !pose->lbs_palette || !pose->dq_palette[0] || !pose->dq_palette[1] || !pose->quat_palette) {
@@ -58,16 +58,16 @@ SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
 SKN_API void skn_pose_destroy(skn_pose *pose) {
   if (!pose) return;
   if (pose->rig) pthread_mutex_destroy(&pose->lock);
-  free(pose->local);
-  free(pose->staged);
-  free(pose->world);
-  free(pose->pinned);
-  free(pose->xforms);
-  free(pose->lbs_palette);
-  free(pose->dq_palette[0]);
-  free(pose->dq_palette[1]);
-  free(pose->quat_palette);
-  free(pose);
+  skn__free(pose->local);
+  skn__free(pose->staged);
+  skn__free(pose->world);
+  skn__free(pose->pinned);
+  skn__free(pose->xforms);
+  skn__free(pose->lbs_palette);
+  skn__free(pose->dq_palette[0]);
+  skn__free(pose->dq_palette[1]);
+  skn__free(pose->quat_palette);
+  skn__free(pose);
 }
 
 static skn_status check_range(const skn_pose *pose, uint32_t first, uint32_t count, const void *data,

@@ -12,7 +12,7 @@
 
 static void *alloc_array(size_t count, size_t size) {
   if (size && count > SIZE_MAX / size) return NULL;
-  return malloc(count * size > 0 ? count * size : 1);
+  return skn__alloc(count * size > 0 ? count * size : 1);
 }
 
 /* An affine float[16]'s upper 3x4 into position k of a by-position array
@@ -25,10 +25,10 @@ static void put_joint_matrix(float *rows, size_t stride, uint32_t k, const float
 /* Positions in the order, the parents' positions and where each level of
  * the hierarchy starts (order is breadth first, skn__order_joints). */
 static skn_status order_levels(skn_rig *rig, uint32_t n) {
-  uint32_t *depth = malloc(n * sizeof *depth);
-  rig->level_start = malloc(((size_t)n + 1) * sizeof *rig->level_start);
+  uint32_t *depth = skn__alloc(n * sizeof *depth);
+  rig->level_start = skn__alloc(((size_t)n + 1) * sizeof *rig->level_start);
   if (!depth || !rig->level_start) {
-    free(depth);
+    skn__free(depth);
     return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for %u joints", n);
   }
   for (uint32_t k = n; k < rig->joint_stride; ++k) rig->order[k] = UINT32_MAX; /* no joint: outside any range */
@@ -41,7 +41,7 @@ static skn_status order_levels(skn_rig *rig, uint32_t n) {
     if (k == 0 || depth[k] != depth[k - 1]) rig->level_start[rig->level_count++] = k;
   }
   rig->level_start[rig->level_count] = n;
-  free(depth);
+  skn__free(depth);
   return SKN_OK;
 }
 
@@ -79,11 +79,11 @@ static skn_status build_joints(skn_rig *rig, const skn_bind_desc *d) {
   rig->parents = alloc_array(n, sizeof *rig->parents);
   rig->order = alloc_array(rig->joint_stride, sizeof *rig->order);
   rig->position = alloc_array(n, sizeof *rig->position);
-  rig->parent_position = calloc(rig->joint_stride, sizeof *rig->parent_position);
+  rig->parent_position = skn__calloc(rig->joint_stride, sizeof *rig->parent_position);
   rig->bind = alloc_array(n, sizeof *rig->bind);
-  rig->inverse_bind = calloc(rig->joint_stride * SKN_MAT_ROWS, sizeof(float));
-  rig->rest_local = calloc(rig->joint_stride * SKN_MAT_ROWS, sizeof(float));
-  rig->joint_used = calloc(n, 1);
+  rig->inverse_bind = skn__calloc(rig->joint_stride * SKN_MAT_ROWS, sizeof(float));
+  rig->rest_local = skn__calloc(rig->joint_stride * SKN_MAT_ROWS, sizeof(float));
+  rig->joint_used = skn__calloc(n, 1);
   rig->bind_rotation = alloc_array(n, sizeof *rig->bind_rotation);
   float(*inverse)[16] = alloc_array(n, sizeof *inverse);
   skn_status s = SKN_OK;
@@ -97,7 +97,7 @@ static skn_status build_joints(skn_rig *rig, const skn_bind_desc *d) {
     bind_matrices(rig, d, inverse);
     skn__bind_rotations(rig);
   }
-  free(inverse);
+  skn__free(inverse);
   return s;
 }
 
@@ -185,7 +185,7 @@ static skn_status build_influences(skn_rig *rig, const skn_bind_desc *d) {
         rig->bone_offsets[out * 3 + c] = rig->positions[(size_t)v * 3 + c] - rig->bind[j][12 + c];
     }
   }
-  free(kept);
+  skn__free(kept);
   if (s != SKN_OK) return s;
   rig->influence_offsets[d->vertex_count] = out;
   rig->influence_count = out;
@@ -218,7 +218,7 @@ SKN_API skn_status skn_bind(const skn_bind_desc *desc, skn_rig **out_rig) {
   memcpy(&d, desc, SKN_MIN((size_t)desc->struct_size, sizeof d));
   skn_status s = skn__bind_validate(&d);
   if (s != SKN_OK) return s;
-  skn_rig *rig = calloc(1, sizeof *rig);
+  skn_rig *rig = skn__calloc(1, sizeof *rig);
   if (!rig) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory");
   rig->joint_count = d.joint_count;
   rig->vertex_count = d.vertex_count;
@@ -238,34 +238,34 @@ SKN_API skn_status skn_bind(const skn_bind_desc *desc, skn_rig **out_rig) {
 
 SKN_API void skn_rig_destroy(skn_rig *rig) {
   if (!rig) return;
-  free(rig->parents);
-  free(rig->order);
-  free(rig->position);
-  free(rig->parent_position);
-  free(rig->level_start);
-  free(rig->bind);
-  free(rig->inverse_bind);
-  free(rig->rest_local);
-  free(rig->joint_used);
-  free(rig->positions);
-  free(rig->normals);
-  free(rig->tangents);
-  free(rig->influence_offsets);
-  free(rig->influence_joints);
-  free(rig->influence_weights);
-  free(rig->bone_offsets);
-  free(rig->bind_rotation);
-  free(rig->blend_weights);
-  free(rig->centers);
-  free(rig->has_center);
-  free(rig->blocks);
-  free(rig->packed_joints);
-  free(rig->packed_weights);
-  free(rig->packed_joints8);
-  free(rig->packed_weights16);
-  free(rig->oct_normals);
-  free(rig->oct_tangents);
-  free(rig);
+  skn__free(rig->parents);
+  skn__free(rig->order);
+  skn__free(rig->position);
+  skn__free(rig->parent_position);
+  skn__free(rig->level_start);
+  skn__free(rig->bind);
+  skn__free(rig->inverse_bind);
+  skn__free(rig->rest_local);
+  skn__free(rig->joint_used);
+  skn__free(rig->positions);
+  skn__free(rig->normals);
+  skn__free(rig->tangents);
+  skn__free(rig->influence_offsets);
+  skn__free(rig->influence_joints);
+  skn__free(rig->influence_weights);
+  skn__free(rig->bone_offsets);
+  skn__free(rig->bind_rotation);
+  skn__free(rig->blend_weights);
+  skn__free(rig->centers);
+  skn__free(rig->has_center);
+  skn__free(rig->blocks);
+  skn__free(rig->packed_joints);
+  skn__free(rig->packed_weights);
+  skn__free(rig->packed_joints8);
+  skn__free(rig->packed_weights16);
+  skn__free(rig->oct_normals);
+  skn__free(rig->oct_tangents);
+  skn__free(rig);
 }
 
 SKN_API skn_status skn_rig_info_get(const skn_rig *rig, skn_rig_info *out) {

@@ -64,3 +64,18 @@ void skn__gltf_read_uint(const skn_gltf *g, uint32_t accessor, uint32_t i, uint3
     out[e] = p ? le(p, skn__gltf_component_size(a->component_type)) : 0;
   }
 }
+
+/* An accessor without a bufferView is zeros but where sparse substitutes
+ * (§3.6.2.3): only its sparse elements have bytes of their own. */
+uint32_t skn__gltf_stored_count(const skn_gltf *g, uint32_t accessor) {
+  const gltf_accessor *a = &g->accessors[accessor];
+  return a->view >= 0 ? a->count : a->sparse_count;
+}
+
+uint32_t skn__gltf_stored_index(const skn_gltf *g, uint32_t accessor, uint32_t k) {
+  const gltf_accessor *a = &g->accessors[accessor];
+  if (a->view >= 0) return k;
+  const gltf_view *iv = &g->views[a->sparse_index_view];
+  size_t isize = skn__gltf_component_size(a->sparse_index_type);
+  return le(g->buffers[iv->buffer].data + iv->offset + a->sparse_index_offset + (size_t)k * isize, isize);
+}

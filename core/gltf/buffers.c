@@ -40,7 +40,11 @@ static skn_status load_data_uri(gltf_buffer *b, uint32_t i) {
   const char *comma = strchr(b->uri, ',');
   if (!comma || !strstr(b->uri, ";base64,") || strstr(b->uri, ";base64,") + 7 != comma)
     return skn__fail(SKN_ERR_PARSE, "buffers[%u].uri: a data: URI must be base64 (\"data:...;base64,\")", i);
-  b->data = malloc(b->length ? b->length : 1);
+  size_t most = strlen(comma + 1) / 4 * 3 + 2; /* what its text can hold: memory in proportion to the bytes */
+  if (b->length > most)
+    return skn__fail(SKN_ERR_PARSE, "buffers[%u].uri: %zu characters of base64 cannot hold byteLength %zu", i,
+                     strlen(comma + 1), b->length);
+  b->data = skn__alloc(b->length ? b->length : 1);
   if (!b->data) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "buffers[%u]: out of memory", i);
   long n = base64_decode(comma + 1, b->data, b->length);
   if (n < 0) return skn__fail(SKN_ERR_PARSE, "buffers[%u].uri: bad base64", i);
@@ -52,7 +56,7 @@ static skn_status load_data_uri(gltf_buffer *b, uint32_t i) {
 /* The file a relative URI names, percent-decoded, beside the document. */
 static char *uri_path(const skn_gltf *g, const char *uri) {
   size_t d = strlen(g->dir), n = strlen(uri);
-  char *path = malloc(d + n + 1), *out = path + d;
+  char *path = skn__alloc(d + n + 1), *out = path + d;
   if (!path) return NULL;
   memcpy(path, g->dir, d);
   for (const char *p = uri; *p; ++p) {
@@ -68,13 +72,27 @@ static char *uri_path(const skn_gltf *g, const char *uri) {
   return path;
 }
 
+/* The file's size, or -1. */
+static long file_size(FILE *f) {
+  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  return n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? n : -1;
+}
+
 static skn_status load_file(const skn_gltf *g, gltf_buffer *b, uint32_t i) {
+  if (!g->dir)
+    return skn__fail(SKN_ERR_IO, "buffers[%u].uri \"%s\": a document opened from memory reads only GLB and data: "
+                     "buffers", i, b->uri);
   char *path = uri_path(g, b->uri);
   FILE *f = path ? fopen(path, "rb") : NULL;
   skn_status s = SKN_OK;
+  long size = f ? file_size(f) : -1;
   if (!f) {
-    s = skn__fail(SKN_ERR_IO, "buffers[%u]: cannot open \"%s\": %s", i, path ? path : b->uri, strerror(errno));
-  } else if (!(b->data = malloc(b->length ? b->length : 1))) {
+    s = path ? skn__fail(SKN_ERR_IO, "buffers[%u]: cannot open \"%s\": %s", i, path, strerror(errno))
+             : skn__fail(SKN_ERR_OUT_OF_MEMORY, "buffers[%u]: out of memory", i);
+  } else if (size >= 0 && (size_t)size < b->length) { /* before allocating byteLength: it may be a lie */
+    s = skn__fail(SKN_ERR_PARSE, "buffers[%u]: \"%s\" has %ld bytes, byteLength is %zu (truncated)", i, path, size,
+                  b->length);
+  } else if (!(b->data = skn__alloc(b->length ? b->length : 1))) {
     s = skn__fail(SKN_ERR_OUT_OF_MEMORY, "buffers[%u]: out of memory", i);
   } else {
     size_t got = fread(b->data, 1, b->length, f);
@@ -83,7 +101,7 @@ static skn_status load_file(const skn_gltf *g, gltf_buffer *b, uint32_t i) {
                     b->length);
   }
   if (f) fclose(f);
-  free(path);
+  skn__free(path);
   return s;
 }
 

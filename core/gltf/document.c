@@ -2,46 +2,82 @@
  * calls that describe a document. */
 #include "gltf.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 void skn__gltf_free(skn_gltf *g) {
   for (uint32_t i = 0; i < g->buffer_count; ++i) {
-    if (g->buffers[i].uri) free(g->buffers[i].data); /* a uri-less buffer is the GLB chunk */
-    free(g->buffers[i].uri);
+    if (g->buffers[i].uri) skn__free(g->buffers[i].data); /* a uri-less buffer is the GLB chunk */
+    skn__free(g->buffers[i].uri);
   }
-  for (uint32_t i = 0; i < g->node_count; ++i) free(g->nodes[i].children);
-  for (uint32_t i = 0; i < g->mesh_count; ++i) free(g->meshes[i].name);
+  for (uint32_t i = 0; i < g->node_count; ++i) skn__free(g->nodes[i].children);
+  for (uint32_t i = 0; i < g->mesh_count; ++i) skn__free(g->meshes[i].name);
   for (uint32_t i = 0; i < g->skin_count; ++i) {
-    free(g->skins[i].name);
-    free(g->skins[i].joints);
+    skn__free(g->skins[i].name);
+    skn__free(g->skins[i].joints);
   }
   for (uint32_t i = 0; i < g->animation_count; ++i) {
-    free(g->animations[i].name);
-    free(g->animations[i].channels);
-    free(g->animations[i].samplers);
+    skn__free(g->animations[i].name);
+    skn__free(g->animations[i].channels);
+    skn__free(g->animations[i].samplers);
   }
-  free(g->buffers);
-  free(g->views);
-  free(g->accessors);
-  free(g->nodes);
-  free(g->meshes);
-  free(g->primitives);
-  free(g->skins);
-  free(g->animations);
-  free(g->skinned);
-  free(g->node_order);
-  free(g->glb_bin);
-  free(g->path);
-  free(g->dir);
-  free(g);
+  skn__free(g->buffers);
+  skn__free(g->views);
+  skn__free(g->accessors);
+  skn__free(g->nodes);
+  skn__free(g->meshes);
+  skn__free(g->primitives);
+  skn__free(g->skins);
+  skn__free(g->animations);
+  skn__free(g->skinned);
+  skn__free(g->node_order);
+  skn__free(g->glb_bin);
+  skn__free(g->path);
+  skn__free(g->dir);
+  skn__free(g);
 }
 
-SKN_API skn_status skn_gltf_open(const char *path, skn_gltf **out) {
-  if (!path || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_open: path and out are required");
-  skn_gltf *g = calloc(1, sizeof *g);
-  if (!g) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_open: out of memory");
-  skn_status s = skn__gltf_parse(g, path);
+/* The whole file, with a NUL after it (JSON text stops there). */
+static skn_status read_file(const char *path, uint8_t **data, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return skn__fail(SKN_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  *data = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? skn__alloc((size_t)n + 1) : NULL;
+  size_t got = *data ? fread(*data, 1, (size_t)n, f) : 0;
+  fclose(f);
+  if (!*data || got != (size_t)n) {
+    skn__free(*data);
+    *data = NULL;
+    return n >= 0 && !*data ? skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory for %ld bytes", path, n)
+                            : skn__fail(SKN_ERR_IO, "%s: cannot read", path);
+  }
+  (*data)[n] = 0;
+  *size = (size_t)n;
+  return SKN_OK;
+}
+
+/* The document's name in messages, and the folder its relative URIs are
+ * read from (dir NULL: none, for a document in memory). */
+static skn_status name_document(skn_gltf *g, const char *path, int has_dir) {
+  size_t n = strlen(path);
+  g->path = skn__alloc(n + 1);
+  g->dir = has_dir ? skn__alloc(n + 1) : NULL;
+  if (!g->path || (has_dir && !g->dir)) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_open: out of memory");
+  memcpy(g->path, path, n + 1);
+  if (has_dir) {
+    const char *slash = strrchr(path, '/');
+    size_t d = slash ? (size_t)(slash - path) + 1 : 0;
+    memcpy(g->dir, path, d);
+    g->dir[d] = 0;
+  }
+  return SKN_OK;
+}
+
+/* Parse (taking `data`), load the buffers, validate; *out on success. */
+static skn_status open_document(skn_gltf *g, uint8_t *data, size_t size, skn_gltf **out) {
+  skn_status s = skn__gltf_parse(g, data, size);
   if (s == SKN_OK) s = skn__gltf_load_buffers(g);
   if (s == SKN_OK) s = skn__gltf_validate(g);
   if (s != SKN_OK) {
@@ -50,6 +86,37 @@ SKN_API skn_status skn_gltf_open(const char *path, skn_gltf **out) {
   }
   *out = g;
   return SKN_OK;
+}
+
+SKN_API skn_status skn_gltf_open(const char *path, skn_gltf **out) {
+  if (!path || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_open: path and out are required");
+  skn_gltf *g = skn__calloc(1, sizeof *g);
+  if (!g) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_open: out of memory");
+  uint8_t *data = NULL;
+  size_t size = 0;
+  skn_status s = name_document(g, path, 1);
+  if (s == SKN_OK) s = read_file(path, &data, &size);
+  if (s != SKN_OK) {
+    skn__gltf_free(g);
+    return s;
+  }
+  return open_document(g, data, size, out);
+}
+
+SKN_API skn_status skn_gltf_open_memory(const void *bytes, size_t size, skn_gltf **out) {
+  if (!bytes || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_open_memory: data and out are required");
+  skn_gltf *g = skn__calloc(1, sizeof *g);
+  uint8_t *data = size < SIZE_MAX ? skn__alloc(size + 1) : NULL;
+  skn_status s = g && data ? name_document(g, "(memory)", 0)
+                           : skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_open_memory: out of memory for %zu bytes", size);
+  if (s != SKN_OK) {
+    skn__free(data);
+    if (g) skn__gltf_free(g);
+    return s;
+  }
+  memcpy(data, bytes, size);
+  data[size] = 0;
+  return open_document(g, data, size, out);
 }
 
 SKN_API void skn_gltf_close(skn_gltf *gltf) {

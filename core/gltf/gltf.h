@@ -100,7 +100,7 @@ typedef struct gltf_skinned {
 } gltf_skinned;
 
 struct skn_gltf {
-  char *path, *dir;              /* the file, and its folder for relative URIs */
+  char *path, *dir;              /* the file ("(memory)"), and its folder for relative URIs (NULL: none) */
   uint8_t *glb_bin;              /* the GLB's BIN chunk (owned by buffers[0].data) */
   size_t glb_bin_length;
   uint32_t buffer_count, view_count, accessor_count, node_count, mesh_count, primitive_count,
@@ -117,8 +117,10 @@ struct skn_gltf {
   uint32_t *node_order;          /* parents before children */
 };
 
-/* parse.c: reads a .gltf or .glb file into g (buffers not loaded yet). */
-skn_status skn__gltf_parse(skn_gltf *g, const char *path);
+/* parse.c: reads a .gltf or .glb document (size bytes at data, a NUL
+ * after them) into g, buffers not loaded yet; takes data (freed, or kept as
+ * the GLB's BIN chunk). */
+skn_status skn__gltf_parse(skn_gltf *g, uint8_t *data, size_t size);
 /* buffers.c: loads every buffer's bytes. */
 skn_status skn__gltf_load_buffers(skn_gltf *g);
 /* validate.c: checks everything the rest relies on; orders nodes. */
@@ -133,6 +135,13 @@ uint32_t skn__gltf_triangle_count(const skn_gltf *g, const gltf_primitive *p);
 void skn__gltf_read_float(const skn_gltf *g, uint32_t accessor, uint32_t i, float *out);
 void skn__gltf_read_uint(const skn_gltf *g, uint32_t accessor, uint32_t i, uint32_t *out);
 size_t skn__gltf_component_size(uint32_t component_type);
+/* accessor.c: the elements of an accessor that have bytes of their own —
+ * all of them where it has a bufferView, else its sparse ones (the others
+ * are zeros) — and the index of the k-th. Validation walks these, so that
+ * opening a document costs time in proportion to its bytes, whatever
+ * counts it declares. */
+uint32_t skn__gltf_stored_count(const skn_gltf *g, uint32_t accessor);
+uint32_t skn__gltf_stored_index(const skn_gltf *g, uint32_t accessor, uint32_t k);
 
 /* animation.c: every node's local matrix at time t of animation a
  * (a == UINT32_MAX: the nodes' own transforms), then global matrices. */

@@ -32,21 +32,30 @@ static skn_status get_number(const cJSON *o, const char *key, double def, const 
   return SKN_OK;
 }
 
-static skn_status get_uint(const cJSON *o, const char *key, double def, const char *where, double *out) {
-  skn_status s = get_number(o, key, def, where, out);
-  if (s == SKN_OK && member(o, key) && (*out < 0 || *out != floor(*out) || *out > 4294967295.0))
-    return skn__fail(SKN_ERR_PARSE, "%s.%s is %g, not an unsigned integer", where, key, *out);
-  return s;
+/* An unsigned integer member below 2^32: `def` when absent (def >= 0), an
+ * error when absent and `required`. *out is written only on success, so
+ * that nothing out of range is ever converted (C99 6.3.1.4: converting a
+ * double outside the target type's range is undefined). */
+static skn_status get_uint(const cJSON *o, const char *key, uint32_t def, int required, const char *where,
+                           uint32_t *out) {
+  double v = 0;
+  skn_status s = get_number(o, key, def, where, &v);
+  if (s != SKN_OK) return s;
+  if (required && !member(o, key)) return skn__fail(SKN_ERR_PARSE, "%s.%s is required", where, key);
+  if (v < 0 || v != floor(v) || v > 4294967295.0)
+    return skn__fail(SKN_ERR_PARSE, "%s.%s is %g, not an unsigned integer", where, key, v);
+  *out = (uint32_t)v;
+  return SKN_OK;
 }
 
 /* An index member: -1 when absent. */
 static skn_status get_index(const cJSON *o, const char *key, const char *where, int32_t *out) {
-  double v;
-  skn_status s = get_uint(o, key, -1, where, &v);
-  if (s == SKN_OK && member(o, key) && v > 2147483647.0)
-    return skn__fail(SKN_ERR_PARSE, "%s.%s = %g is too large", where, key, v);
-  *out = (int32_t)v;
-  return s;
+  uint32_t v = 0;
+  skn_status s = get_uint(o, key, 0, 0, where, &v);
+  if (s != SKN_OK) return s;
+  if (v > 2147483647u) return skn__fail(SKN_ERR_PARSE, "%s.%s = %u is too large", where, key, v);
+  *out = member(o, key) ? (int32_t)v : -1;
+  return SKN_OK;
 }
 
 static skn_status get_floats(const cJSON *o, const char *key, int n, const char *where, float *out) {
@@ -67,7 +76,7 @@ static char *dup_string(const cJSON *o, const char *key) {
   const cJSON *m = member(o, key);
   const char *s = cJSON_IsString(m) ? m->valuestring : "";
   size_t n = strlen(s) + 1;
-  char *d = malloc(n);
+  char *d = skn__alloc(n);
   if (d) memcpy(d, s, n);
   return d;
 }
@@ -80,22 +89,23 @@ static skn_status top_array(const cJSON *root, const char *key, size_t size, uin
   *items = NULL;
   if (!a) return SKN_OK;
   if (!cJSON_IsArray(a)) return skn__fail(SKN_ERR_PARSE, "%s is not an array", key);
-  *count = (uint32_t)cJSON_GetArraySize(a);
-  *items = calloc(*count ? *count : 1, size);
-  return *items ? SKN_OK : skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory", key);
+  uint32_t n = (uint32_t)cJSON_GetArraySize(a);
+  *items = skn__calloc(n ? n : 1, size);
+  if (!*items) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory", key);
+  *count = n; /* only with the array: skn__gltf_free walks count entries */
+  return SKN_OK;
 }
 
 /* ---- one function per kind of object ---- */
 
 static skn_status parse_buffer(skn_gltf *g, const cJSON *o, uint32_t i) {
   char where[32];
-  double length;
+  uint32_t length = 0;
   snprintf(where, sizeof where, "buffers[%u]", i);
-  skn_status s = get_uint(o, "byteLength", -1, where, &length);
-  if (s == SKN_OK && !member(o, "byteLength")) s = skn__fail(SKN_ERR_PARSE, "%s.byteLength is required", where);
+  skn_status s = get_uint(o, "byteLength", 0, 1, where, &length);
   const cJSON *uri = member(o, "uri");
   if (s == SKN_OK && uri && !cJSON_IsString(uri)) s = skn__fail(SKN_ERR_PARSE, "%s.uri is not a string", where);
-  g->buffers[i].length = (size_t)length;
+  g->buffers[i].length = length;
   if (s == SKN_OK && uri && !(g->buffers[i].uri = dup_string(o, "uri")))
     s = skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
   return s;
@@ -103,17 +113,15 @@ static skn_status parse_buffer(skn_gltf *g, const cJSON *o, uint32_t i) {
 
 static skn_status parse_view(skn_gltf *g, const cJSON *o, uint32_t i) {
   char where[32];
-  double buffer, offset, length, stride;
+  uint32_t buffer = 0, offset = 0, length = 0, stride = 0;
   snprintf(where, sizeof where, "bufferViews[%u]", i);
-  skn_status s = get_uint(o, "buffer", -1, where, &buffer);
-  if (s == SKN_OK) s = get_uint(o, "byteOffset", 0, where, &offset);
-  if (s == SKN_OK) s = get_uint(o, "byteLength", -1, where, &length);
-  if (s == SKN_OK) s = get_uint(o, "byteStride", 0, where, &stride);
-  if (s == SKN_OK && (!member(o, "buffer") || !member(o, "byteLength")))
-    s = skn__fail(SKN_ERR_PARSE, "%s: buffer and byteLength are required", where);
-  if (s == SKN_OK && member(o, "byteStride") && (stride < 4 || stride > 252 || (uint32_t)stride % 4))
-    s = skn__fail(SKN_ERR_PARSE, "%s.byteStride %g is not a multiple of 4 in [4, 252]", where, stride);
-  g->views[i] = (gltf_view){(uint32_t)buffer, (size_t)offset, (size_t)length, (size_t)stride};
+  skn_status s = get_uint(o, "buffer", 0, 1, where, &buffer);
+  if (s == SKN_OK) s = get_uint(o, "byteOffset", 0, 0, where, &offset);
+  if (s == SKN_OK) s = get_uint(o, "byteLength", 0, 1, where, &length);
+  if (s == SKN_OK) s = get_uint(o, "byteStride", 0, 0, where, &stride);
+  if (s == SKN_OK && member(o, "byteStride") && (stride < 4 || stride > 252 || stride % 4))
+    s = skn__fail(SKN_ERR_PARSE, "%s.byteStride %u is not a multiple of 4 in [4, 252]", where, stride);
+  g->views[i] = (gltf_view){buffer, offset, length, stride};
   return s;
 }
 
@@ -129,41 +137,43 @@ static uint32_t type_components(const char *type, uint32_t *columns) {
 }
 
 static skn_status parse_sparse(gltf_accessor *a, const cJSON *sp, const char *where) {
-  double count, iview, ioff, itype, vview, voff;
+  uint32_t count = 0, ioff = 0, itype = 0, voff = 0;
+  int32_t iview = -1, vview = -1;
   const cJSON *ix = member(sp, "indices"), *vals = member(sp, "values");
   if (!cJSON_IsObject(ix) || !cJSON_IsObject(vals))
     return skn__fail(SKN_ERR_PARSE, "%s.sparse: indices and values are required", where);
-  skn_status s = get_uint(sp, "count", 0, where, &count);
-  if (s == SKN_OK) s = get_uint(ix, "bufferView", -1, where, &iview);
-  if (s == SKN_OK) s = get_uint(ix, "byteOffset", 0, where, &ioff);
-  if (s == SKN_OK) s = get_uint(ix, "componentType", 0, where, &itype);
-  if (s == SKN_OK) s = get_uint(vals, "bufferView", -1, where, &vview);
-  if (s == SKN_OK) s = get_uint(vals, "byteOffset", 0, where, &voff);
-  if (s == SKN_OK && (count < 1 || !member(ix, "bufferView") || !member(vals, "bufferView")))
+  skn_status s = get_uint(sp, "count", 0, 1, where, &count);
+  if (s == SKN_OK) s = get_index(ix, "bufferView", where, &iview);
+  if (s == SKN_OK) s = get_uint(ix, "byteOffset", 0, 0, where, &ioff);
+  if (s == SKN_OK) s = get_uint(ix, "componentType", 0, 1, where, &itype);
+  if (s == SKN_OK) s = get_index(vals, "bufferView", where, &vview);
+  if (s == SKN_OK) s = get_uint(vals, "byteOffset", 0, 0, where, &voff);
+  if (s == SKN_OK && (count < 1 || iview < 0 || vview < 0))
     s = skn__fail(SKN_ERR_PARSE, "%s.sparse: count >= 1 and both bufferViews are required", where);
-  a->sparse_count = (uint32_t)count;
-  a->sparse_index_view = (int32_t)iview;
-  a->sparse_index_offset = (size_t)ioff;
-  a->sparse_index_type = (uint32_t)itype;
-  a->sparse_value_view = (int32_t)vview;
-  a->sparse_value_offset = (size_t)voff;
-  return s;
+  if (s != SKN_OK) return s;
+  a->sparse_count = count;
+  a->sparse_index_view = iview;
+  a->sparse_index_offset = ioff;
+  a->sparse_index_type = itype;
+  a->sparse_value_view = vview;
+  a->sparse_value_offset = voff;
+  return SKN_OK;
 }
 
 static skn_status parse_accessor(skn_gltf *g, const cJSON *o, uint32_t i) {
   char where[32];
-  double ctype, count, offset;
+  uint32_t ctype = 0, count = 0, offset = 0;
   gltf_accessor *a = &g->accessors[i];
   snprintf(where, sizeof where, "accessors[%u]", i);
   skn_status s = get_index(o, "bufferView", where, &a->view);
-  if (s == SKN_OK) s = get_uint(o, "byteOffset", 0, where, &offset);
-  if (s == SKN_OK) s = get_uint(o, "componentType", 0, where, &ctype);
-  if (s == SKN_OK) s = get_uint(o, "count", 0, where, &count);
+  if (s == SKN_OK) s = get_uint(o, "byteOffset", 0, 0, where, &offset);
+  if (s == SKN_OK) s = get_uint(o, "componentType", 0, 1, where, &ctype);
+  if (s == SKN_OK) s = get_uint(o, "count", 0, 1, where, &count);
   if (s != SKN_OK) return s;
   const cJSON *type = member(o, "type"), *norm = member(o, "normalized");
-  a->offset = (size_t)offset;
-  a->component_type = (uint32_t)ctype;
-  a->count = (uint32_t)count;
+  a->offset = offset;
+  a->component_type = ctype;
+  a->count = count;
   a->normalized = cJSON_IsTrue(norm);
   a->components = type_components(cJSON_IsString(type) ? type->valuestring : NULL, &a->columns);
   if (!skn__gltf_component_size(a->component_type))
@@ -193,7 +203,7 @@ static skn_status parse_node(skn_gltf *g, const cJSON *o, uint32_t i) {
   if (s != SKN_OK || !children) return s;
   if (!cJSON_IsArray(children)) return skn__fail(SKN_ERR_PARSE, "%s.children is not an array", where);
   n->child_count = (uint32_t)cJSON_GetArraySize(children);
-  n->children = calloc(n->child_count ? n->child_count : 1, sizeof *n->children);
+  n->children = skn__calloc(n->child_count ? n->child_count : 1, sizeof *n->children);
   if (!n->children) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
   for (uint32_t c = 0; c < n->child_count; ++c) {
     const cJSON *e = cJSON_GetArrayItem(children, (int)c);
@@ -224,7 +234,6 @@ static skn_status parse_sets(gltf_primitive *p, const cJSON *attrs, const char *
 
 static skn_status parse_primitive(skn_gltf *g, const cJSON *o, uint32_t mesh, uint32_t k, uint32_t i) {
   char where[48];
-  double mode;
   gltf_primitive *p = &g->primitives[i];
   snprintf(where, sizeof where, "meshes[%u].primitives[%u]", mesh, k);
   p->mesh = mesh;
@@ -232,12 +241,11 @@ static skn_status parse_primitive(skn_gltf *g, const cJSON *o, uint32_t mesh, ui
   const cJSON *attrs = member(o, "attributes");
   if (!cJSON_IsObject(attrs)) return skn__fail(SKN_ERR_PARSE, "%s.attributes is required", where);
   skn_status s = get_index(o, "indices", where, &p->indices);
-  if (s == SKN_OK) s = get_uint(o, "mode", 4, where, &mode);
+  if (s == SKN_OK) s = get_uint(o, "mode", 4, 0, where, &p->mode);
   if (s == SKN_OK) s = get_index(attrs, "POSITION", where, &p->position);
   if (s == SKN_OK) s = get_index(attrs, "NORMAL", where, &p->normal);
   if (s == SKN_OK) s = get_index(attrs, "TANGENT", where, &p->tangent);
   if (s == SKN_OK) s = parse_sets(p, attrs, where);
-  p->mode = (uint32_t)mode;
   if (s == SKN_OK && p->mode > 6) s = skn__fail(SKN_ERR_PARSE, "%s.mode %u is not a glTF primitive mode", where, p->mode);
   return s;
 }
@@ -251,7 +259,7 @@ static skn_status parse_meshes(skn_gltf *g, const cJSON *root) {
       return skn__fail(SKN_ERR_PARSE, "meshes[%u].primitives must be a non-empty array", m);
     total += (uint32_t)cJSON_GetArraySize(prims);
   }
-  g->primitives = calloc(total ? total : 1, sizeof *g->primitives);
+  g->primitives = skn__calloc(total ? total : 1, sizeof *g->primitives);
   if (!g->primitives) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "meshes: out of memory");
   g->primitive_count = total;
   uint32_t next = 0;
@@ -280,7 +288,7 @@ static skn_status parse_skin(skn_gltf *g, const cJSON *o, uint32_t i) {
   if (!cJSON_IsArray(joints) || cJSON_GetArraySize(joints) < 1)
     return skn__fail(SKN_ERR_PARSE, "%s.joints must be a non-empty array", where);
   sk->joint_count = (uint32_t)cJSON_GetArraySize(joints);
-  sk->joints = calloc(sk->joint_count, sizeof *sk->joints);
+  sk->joints = skn__calloc(sk->joint_count, sizeof *sk->joints);
   if (!sk->joints) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
   for (uint32_t j = 0; j < sk->joint_count; ++j) {
     const cJSON *e = cJSON_GetArrayItem(joints, (int)j);
@@ -292,15 +300,13 @@ static skn_status parse_skin(skn_gltf *g, const cJSON *o, uint32_t i) {
 }
 
 static skn_status parse_channel(gltf_animation *an, const cJSON *o, const char *where, uint32_t c) {
-  double sampler;
   gltf_channel *ch = &an->channels[c];
   const cJSON *target = member(o, "target"), *path = member(target, "path");
-  skn_status s = get_uint(o, "sampler", -1, where, &sampler);
+  skn_status s = get_uint(o, "sampler", 0, 0, where, &ch->sampler);
   if (s == SKN_OK && (!member(o, "sampler") || !cJSON_IsObject(target) || !cJSON_IsString(path)))
     s = skn__fail(SKN_ERR_PARSE, "%s.channels[%u]: sampler and target.path are required", where, c);
   if (s == SKN_OK) s = get_index(target, "node", where, &ch->node);
   if (s != SKN_OK) return s;
-  ch->sampler = (uint32_t)sampler;
   const char *p = path->valuestring;
   ch->path = !strcmp(p, "translation") ? GLTF_PATH_TRANSLATION
              : !strcmp(p, "rotation")  ? GLTF_PATH_ROTATION
@@ -319,8 +325,8 @@ static skn_status parse_animation(skn_gltf *g, const cJSON *o, uint32_t i) {
     return skn__fail(SKN_ERR_PARSE, "%s: channels and samplers are required arrays", where);
   an->channel_count = (uint32_t)cJSON_GetArraySize(channels);
   an->sampler_count = (uint32_t)cJSON_GetArraySize(samplers);
-  an->channels = calloc(an->channel_count + 1, sizeof *an->channels);
-  an->samplers = calloc(an->sampler_count + 1, sizeof *an->samplers);
+  an->channels = skn__calloc(an->channel_count + 1, sizeof *an->channels);
+  an->samplers = skn__calloc(an->sampler_count + 1, sizeof *an->samplers);
   if (!an->channels || !an->samplers) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
   for (uint32_t c = 0; c < an->channel_count; ++c) {
     skn_status s = parse_channel(an, cJSON_GetArrayItem(channels, (int)c), where, c);
@@ -372,23 +378,6 @@ static skn_status parse_document(skn_gltf *g, const cJSON *root) {
 
 /* ---- the file ---- */
 
-static skn_status read_file(const char *path, uint8_t **data, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return skn__fail(SKN_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-  *data = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n + 1) : NULL;
-  size_t got = *data ? fread(*data, 1, (size_t)n, f) : 0;
-  fclose(f);
-  if (!*data || got != (size_t)n) {
-    free(*data);
-    *data = NULL;
-    return skn__fail(SKN_ERR_IO, "%s: cannot read", path);
-  }
-  (*data)[n] = 0;
-  *size = (size_t)n;
-  return SKN_OK;
-}
-
 static uint32_t le32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
 
 /* GLB (glTF 2.0 §4.4): a 12-byte header, a JSON chunk, an optional BIN chunk. */
@@ -397,6 +386,9 @@ static skn_status split_glb(skn_gltf *g, uint8_t *data, size_t size, const char 
   uint32_t version = le32(data + 4), length = le32(data + 8), chunk = le32(data + 12), type = le32(data + 16);
   if (version != 2) return skn__fail(SKN_ERR_PARSE, "%s: GLB version %u, expected 2", g->path, version);
   if (length > size) return skn__fail(SKN_ERR_PARSE, "%s: GLB header says %u bytes, the file has %zu (truncated)", g->path, length, size);
+  if (length < 20) /* the chunk checks below subtract 20 from it */
+    return skn__fail(SKN_ERR_PARSE, "%s: GLB header's length %u is smaller than the header and a chunk's (20)", g->path,
+                     length);
   if (type != GLB_CHUNK_JSON || (size_t)chunk > length - 20)
     return skn__fail(SKN_ERR_PARSE, "%s: GLB's first chunk is not a JSON chunk inside the file", g->path);
   *json = (const char *)data + 20;
@@ -412,37 +404,22 @@ static skn_status split_glb(skn_gltf *g, uint8_t *data, size_t size, const char 
   return SKN_OK;
 }
 
-static skn_status remember_path(skn_gltf *g, const char *path) {
-  size_t n = strlen(path);
-  g->path = malloc(n + 1);
-  g->dir = malloc(n + 2);
-  if (!g->path || !g->dir) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf: out of memory");
-  memcpy(g->path, path, n + 1);
-  const char *slash = strrchr(path, '/');
-  size_t d = slash ? (size_t)(slash - path) + 1 : 0;
-  memcpy(g->dir, path, d);
-  g->dir[d] = 0;
-  return SKN_OK;
-}
-
-skn_status skn__gltf_parse(skn_gltf *g, const char *path) {
-  uint8_t *data = NULL;
-  size_t size = 0, json_length = 0;
-  const char *json = NULL;
-  skn_status s = remember_path(g, path);
-  if (s == SKN_OK) s = read_file(path, &data, &size);
-  if (s != SKN_OK) return s;
+skn_status skn__gltf_parse(skn_gltf *g, uint8_t *data, size_t size) {
+  size_t json_length = 0;
+  const char *json = NULL, *end = NULL;
+  skn_status s = SKN_OK;
   if (size >= 4 && le32(data) == GLB_MAGIC) {
     s = split_glb(g, data, size, &json, &json_length);
   } else {
     json = (const char *)data;
     json_length = size;
   }
-  cJSON *root = s == SKN_OK ? cJSON_ParseWithLength(json, json_length) : NULL;
+  /* where parsing stopped comes back through `end`, not cJSON's global
+   * error pointer, which another thread's parse may be writing */
+  cJSON *root = s == SKN_OK ? cJSON_ParseWithLengthOpts(json, json_length, &end, 0) : NULL;
   if (s == SKN_OK && !cJSON_IsObject(root)) {
-    const char *at = cJSON_GetErrorPtr();
-    s = skn__fail(SKN_ERR_PARSE, "%s: not valid JSON (near byte %ld)", path,
-                  at && at >= json ? (long)(at - json) : (long)json_length);
+    s = skn__fail(SKN_ERR_PARSE, "%s: not valid JSON (near byte %ld)", g->path,
+                  end && end >= json ? (long)(end - json) : (long)json_length);
   }
   if (s == SKN_OK) s = parse_document(g, root);
   cJSON_Delete(root);
@@ -453,6 +430,6 @@ skn_status skn__gltf_parse(skn_gltf *g, const char *path) {
     return SKN_OK;
   }
   g->glb_bin = NULL;
-  free(data);
+  skn__free(data);
   return s;
 }

@@ -39,7 +39,7 @@ SKN_API skn_status skn_gltf_triangles(const skn_gltf *g, uint32_t primitive, uin
 
 /* The rig's parent of each joint: its nearest ancestor node that is also a joint. */
 static void joint_parents(const skn_gltf *g, const gltf_skin *sk, int32_t *parents) {
-  int32_t *joint_of = malloc(g->node_count * sizeof *joint_of);
+  int32_t *joint_of = skn__alloc(g->node_count * sizeof *joint_of);
   for (uint32_t i = 0; joint_of && i < g->node_count; ++i) joint_of[i] = -1;
   for (uint32_t j = 0; joint_of && j < sk->joint_count; ++j) joint_of[sk->joints[j]] = (int32_t)j;
   for (uint32_t j = 0; j < sk->joint_count; ++j) {
@@ -47,7 +47,7 @@ static void joint_parents(const skn_gltf *g, const gltf_skin *sk, int32_t *paren
     while (joint_of && n >= 0 && joint_of[n] < 0) n = g->nodes[n].parent;
     parents[j] = joint_of && n >= 0 ? joint_of[n] : -1;
   }
-  free(joint_of);
+  skn__free(joint_of);
 }
 
 /* Everything skn_bind reads, in the primitive's accessor order. */
@@ -58,14 +58,14 @@ typedef struct gltf_arrays {
 } gltf_arrays;
 
 static void free_arrays(gltf_arrays *a) {
-  free(a->parents);
-  free(a->inverse_bind);
-  free(a->positions);
-  free(a->normals);
-  free(a->tangents);
-  free(a->weights);
-  free(a->joints);
-  free(a->triangles);
+  skn__free(a->parents);
+  skn__free(a->inverse_bind);
+  skn__free(a->positions);
+  skn__free(a->normals);
+  skn__free(a->tangents);
+  skn__free(a->weights);
+  skn__free(a->joints);
+  skn__free(a->triangles);
 }
 
 static int read_arrays(const skn_gltf *g, const gltf_skinned *sp, int with_triangles, gltf_arrays *a) {
@@ -73,14 +73,14 @@ static int read_arrays(const skn_gltf *g, const gltf_skinned *sp, int with_trian
   const gltf_skin *sk = &g->skins[sp->skin];
   uint32_t n = g->accessors[p->position].count, k = 4 * p->set_count, J = sk->joint_count;
   uint32_t tris = with_triangles ? skn__gltf_triangle_count(g, p) : 0;
-  a->parents = malloc(J * sizeof *a->parents);
-  a->inverse_bind = malloc((size_t)J * 16 * sizeof(float));
-  a->positions = malloc((size_t)n * 3 * sizeof(float));
-  a->normals = p->normal >= 0 ? malloc((size_t)n * 3 * sizeof(float)) : NULL;
-  a->tangents = p->tangent >= 0 ? malloc((size_t)n * 4 * sizeof(float)) : NULL;
-  a->joints = malloc((size_t)n * k * sizeof(uint32_t));
-  a->weights = malloc((size_t)n * k * sizeof(float));
-  a->triangles = tris ? malloc((size_t)tris * 3 * sizeof(uint32_t)) : NULL;
+  a->parents = skn__alloc(J * sizeof *a->parents);
+  a->inverse_bind = skn__alloc((size_t)J * 16 * sizeof(float));
+  a->positions = skn__alloc((size_t)n * 3 * sizeof(float));
+  a->normals = p->normal >= 0 ? skn__alloc((size_t)n * 3 * sizeof(float)) : NULL;
+  a->tangents = p->tangent >= 0 ? skn__alloc((size_t)n * 4 * sizeof(float)) : NULL;
+  a->joints = skn__alloc((size_t)n * k * sizeof(uint32_t));
+  a->weights = skn__alloc((size_t)n * k * sizeof(float));
+  a->triangles = tris ? skn__alloc((size_t)tris * 3 * sizeof(uint32_t)) : NULL;
   if (!a->parents || !a->inverse_bind || !a->positions || (p->normal >= 0 && !a->normals) ||
       (p->tangent >= 0 && !a->tangents) || !a->joints || !a->weights || (tris && !a->triangles))
     return 0;
@@ -107,6 +107,24 @@ static int read_arrays(const skn_gltf *g, const gltf_skinned *sp, int with_trian
   return 1;
 }
 
+#define SKN_GLTF_BIND_DEFAULT_BYTES ((uint64_t)2 << 30)
+
+/* What binding the primitive allocates, estimated from its counts before
+ * anything is (skn.h, max_bytes): the arrays read from the document and the
+ * rig's own (rig.c, pack.c), per vertex ~100 bytes of attributes and ~34 an
+ * influence, and 12 a triangle where the centers need them. A document's
+ * counts need not be backed by its bytes, so they are checked here. */
+static skn_status check_budget(const skn_gltf *g, const skn_gltf_bind_desc *d, const gltf_primitive *p) {
+  uint64_t n = g->accessors[p->position].count, k = 4u * p->set_count;
+  uint64_t triangles = d->centers_of_rotation ? skn__gltf_triangle_count(g, p) : 0;
+  uint64_t need = n * (100 + 34 * k) + 12 * triangles, cap = d->max_bytes ? d->max_bytes : SKN_GLTF_BIND_DEFAULT_BYTES;
+  if (need <= cap) return SKN_OK;
+  return skn__fail(SKN_ERR_UNSUPPORTED, "gltf_bind: primitive %u: %llu vertices of %llu influences%s take about %llu MB "
+                   "to bind, over max_bytes (%llu MB): raise skn_gltf_bind_desc.max_bytes to bind it",
+                   d->primitive, (unsigned long long)n, (unsigned long long)k, triangles ? " and their triangles" : "",
+                   (unsigned long long)(need >> 20), (unsigned long long)(cap >> 20));
+}
+
 SKN_API skn_status skn_gltf_bind(const skn_gltf *g, const skn_gltf_bind_desc *caller, skn_rig **out_rig) {
   if (!g || !caller || !out_rig)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_bind: gltf, desc and out_rig are required");
@@ -122,9 +140,11 @@ SKN_API skn_status skn_gltf_bind(const skn_gltf *g, const skn_gltf_bind_desc *ca
                      g->skinned_count);
   const gltf_skinned *sp = &g->skinned[desc->primitive];
   const gltf_primitive *p = &g->primitives[sp->primitive];
+  skn_status s = check_budget(g, desc, p);
+  if (s != SKN_OK) return s;
   gltf_arrays a = {0};
-  skn_status s = read_arrays(g, sp, desc->centers_of_rotation != 0, &a) ? SKN_OK
-                 : skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_bind: out of memory");
+  s = read_arrays(g, sp, desc->centers_of_rotation != 0, &a) ? SKN_OK
+      : skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_bind: out of memory");
   if (s == SKN_OK) {
     skn_bind_desc d;
     memset(&d, 0, sizeof d);
@@ -166,15 +186,15 @@ SKN_API skn_status skn_gltf_pose(const skn_gltf *g, uint32_t primitive, uint32_t
   if (pose->rig->joint_count != sk->joint_count)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_pose: the pose's rig has %u joints, skins[%u] has %u",
                      pose->rig->joint_count, g->skinned[primitive].skin, sk->joint_count);
-  float (*global)[16] = malloc((g->node_count ? g->node_count : 1) * sizeof *global);
-  float *joints = malloc((size_t)sk->joint_count * 16 * sizeof(float));
+  float (*global)[16] = skn__alloc((g->node_count ? g->node_count : 1) * sizeof *global);
+  float *joints = skn__alloc((size_t)sk->joint_count * 16 * sizeof(float));
   skn_status s = global && joints ? SKN_OK : skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_pose: out of memory");
   if (s == SKN_OK) {
     skn__gltf_globals(g, animation, time, global);
     for (uint32_t j = 0; j < sk->joint_count; ++j) memcpy(joints + (size_t)j * 16, global[sk->joints[j]], 16 * sizeof(float));
     s = skn_pose_set_model(pose, 0, sk->joint_count, joints);
   }
-  free(global);
-  free(joints);
+  skn__free(global);
+  skn__free(joints);
   return s;
 }

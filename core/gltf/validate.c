@@ -120,10 +120,10 @@ static skn_status check_nodes(skn_gltf *g) {
       child->parent = (int32_t)i;
     }
   }
-  g->node_order = malloc((g->node_count ? g->node_count : 1) * sizeof *g->node_order);
-  uint8_t *placed = calloc(g->node_count ? g->node_count : 1, 1);
+  g->node_order = skn__alloc((g->node_count ? g->node_count : 1) * sizeof *g->node_order);
+  uint8_t *placed = skn__calloc(g->node_count ? g->node_count : 1, 1);
   if (!g->node_order || !placed) {
-    free(placed);
+    skn__free(placed);
     return skn__fail(SKN_ERR_OUT_OF_MEMORY, "nodes: out of memory");
   }
   uint32_t next = 0; /* breadth-first from the roots: a node in a cycle is never reached */
@@ -136,7 +136,7 @@ static skn_status check_nodes(skn_gltf *g) {
   }
   uint32_t lost = 0;
   while (next < g->node_count && lost < g->node_count && placed[lost]) ++lost;
-  free(placed);
+  skn__free(placed);
   if (next < g->node_count) return skn__fail(SKN_ERR_PARSE, "nodes[%u]: its parent chain is a cycle", lost);
   return SKN_OK;
 }
@@ -179,8 +179,9 @@ static skn_status check_primitive(const skn_gltf *g, const gltf_primitive *p) {
     if (s == SKN_OK && g->accessors[p->weights[k]].component_type != GLTF_FLOAT && !g->accessors[p->weights[k]].normalized)
       s = skn__fail(SKN_ERR_PARSE, "%s.WEIGHTS_%u: integer weights must be normalized", where, k);
   }
-  for (uint32_t i = 0; s == SKN_OK && p->indices >= 0 && i < g->accessors[p->indices].count; ++i) {
-    uint32_t v;
+  uint32_t stored = s == SKN_OK && p->indices >= 0 ? skn__gltf_stored_count(g, (uint32_t)p->indices) : 0;
+  for (uint32_t k = 0; s == SKN_OK && k < stored; ++k) { /* a zero index is a vertex: n >= 1 */
+    uint32_t i = skn__gltf_stored_index(g, (uint32_t)p->indices, k), v;
     skn__gltf_read_uint(g, (uint32_t)p->indices, i, &v);
     if (v >= n) s = skn__fail(SKN_ERR_PARSE, "%s.indices[%u] = %u >= vertex count %u", where, i, v, n);
   }
@@ -210,7 +211,7 @@ static skn_status check_skins(const skn_gltf *g) {
 /* The skinned primitives in document order (mesh by mesh, primitive by
  * primitive), each with the first node that gives its mesh a skin. */
 static skn_status find_skinned(skn_gltf *g) {
-  g->skinned = calloc(g->primitive_count ? g->primitive_count : 1, sizeof *g->skinned);
+  g->skinned = skn__calloc(g->primitive_count ? g->primitive_count : 1, sizeof *g->skinned);
   if (!g->skinned) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf: out of memory");
   for (uint32_t m = 0; m < g->mesh_count; ++m) {
     uint32_t node = 0;
@@ -225,25 +226,31 @@ static skn_status find_skinned(skn_gltf *g) {
   return SKN_OK;
 }
 
-/* Joint indices inside the skin, weights finite and non-negative. */
+/* Joint indices inside the skin, weights finite and non-negative: the
+ * stored elements of each set (zeros are joint 0 and weight 0, both valid). */
 static skn_status check_influences(const skn_gltf *g, const gltf_skinned *sp) {
   const gltf_primitive *p = &g->primitives[sp->primitive];
-  uint32_t n = g->accessors[p->position].count, joints = g->skins[sp->skin].joint_count;
-  for (uint32_t k = 0; k < p->set_count; ++k)
-    for (uint32_t v = 0; v < n; ++v) {
-      uint32_t j[4];
-      float w[4];
-      skn__gltf_read_uint(g, (uint32_t)p->joints[k], v, j);
-      skn__gltf_read_float(g, (uint32_t)p->weights[k], v, w);
-      for (int c = 0; c < 4; ++c) {
-        if (!isfinite(w[c]) || w[c] < 0)
-          return skn__fail(SKN_ERR_PARSE, "meshes[%u].primitives[%u].attributes.WEIGHTS_%u[%u]: weight %g is negative or not finite",
-                           p->mesh, p->index_in_mesh, k, v, w[c]);
+  uint32_t joints = g->skins[sp->skin].joint_count;
+  for (uint32_t k = 0; k < p->set_count; ++k) {
+    uint32_t ja = (uint32_t)p->joints[k], wa = (uint32_t)p->weights[k];
+    for (uint32_t e = 0, n = skn__gltf_stored_count(g, ja); e < n; ++e) {
+      uint32_t v = skn__gltf_stored_index(g, ja, e), j[4];
+      skn__gltf_read_uint(g, ja, v, j);
+      for (int c = 0; c < 4; ++c)
         if (j[c] >= joints)
           return skn__fail(SKN_ERR_PARSE, "meshes[%u].primitives[%u].attributes.JOINTS_%u[%u]: joint %u >= skins[%u] joint count %u",
                            p->mesh, p->index_in_mesh, k, v, j[c], sp->skin, joints);
-      }
     }
+    for (uint32_t e = 0, n = skn__gltf_stored_count(g, wa); e < n; ++e) {
+      uint32_t v = skn__gltf_stored_index(g, wa, e);
+      float w[4];
+      skn__gltf_read_float(g, wa, v, w);
+      for (int c = 0; c < 4; ++c)
+        if (!isfinite(w[c]) || w[c] < 0)
+          return skn__fail(SKN_ERR_PARSE, "meshes[%u].primitives[%u].attributes.WEIGHTS_%u[%u]: weight %g is negative or not finite",
+                           p->mesh, p->index_in_mesh, k, v, w[c]);
+    }
+  }
   return SKN_OK;
 }
 

@@ -61,10 +61,10 @@ static inline fm_d fm_sqrt(fm_d x) {
 
 /* Rows r0..r3 to columns: lane l of the result k is lane k of r_l. */
 static inline void fm_transpose(fm_q o[4], fm_q r0, fm_q r1, fm_q r2, fm_q r3) {
-  fm_q t0 = __builtin_shuffle(r0, r1, (fm_qi){0, 4, 1, 5}), t1 = __builtin_shuffle(r2, r3, (fm_qi){0, 4, 1, 5});
-  fm_q t2 = __builtin_shuffle(r0, r1, (fm_qi){2, 6, 3, 7}), t3 = __builtin_shuffle(r2, r3, (fm_qi){2, 6, 3, 7});
-  o[0] = __builtin_shuffle(t0, t1, (fm_qi){0, 1, 4, 5}), o[1] = __builtin_shuffle(t0, t1, (fm_qi){2, 3, 6, 7});
-  o[2] = __builtin_shuffle(t2, t3, (fm_qi){0, 1, 4, 5}), o[3] = __builtin_shuffle(t2, t3, (fm_qi){2, 3, 6, 7});
+  fm_q t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+  fm_q t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+  o[0] = __builtin_shufflevector(t0, t1, 0, 1, 4, 5), o[1] = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+  o[2] = __builtin_shufflevector(t2, t3, 0, 1, 4, 5), o[3] = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
 }
 
 /* FM_W joints' 4-float columns q[l] to lanes: o[k] lane l = q[l][k]. */

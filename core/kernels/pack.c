@@ -9,13 +9,13 @@
  * (compact) 16-bit weights and 8-bit joints where joint_count < 255. */
 static int alloc_slots(skn_rig *rig, size_t count) {
   if (!(rig->flags & SKN_RIG_COMPACT)) {
-    rig->packed_joints = malloc(count * sizeof *rig->packed_joints);
-    rig->packed_weights = malloc(count * sizeof *rig->packed_weights);
+    rig->packed_joints = skn__alloc(count * sizeof *rig->packed_joints);
+    rig->packed_weights = skn__alloc(count * sizeof *rig->packed_weights);
     return rig->packed_joints && rig->packed_weights;
   }
-  if (rig->joint_count < 0xFFu) rig->packed_joints8 = malloc(count);
-  else rig->packed_joints = malloc(count * sizeof *rig->packed_joints);
-  rig->packed_weights16 = malloc(count * sizeof *rig->packed_weights16);
+  if (rig->joint_count < 0xFFu) rig->packed_joints8 = skn__alloc(count);
+  else rig->packed_joints = skn__alloc(count * sizeof *rig->packed_joints);
+  rig->packed_weights16 = skn__alloc(count * sizeof *rig->packed_weights16);
   return (rig->packed_joints8 || rig->packed_joints) && rig->packed_weights16;
 }
 
@@ -33,7 +33,7 @@ skn_status skn__pack_influences(skn_rig *rig) {
   uint32_t n = rig->vertex_count, blocks = (n + SKN_PACK_BLOCK - 1) / SKN_PACK_BLOCK;
   const uint32_t *off = rig->influence_offsets;
   size_t slots = 0, widest = 1;
-  rig->blocks = malloc(blocks * sizeof *rig->blocks);
+  rig->blocks = skn__alloc(blocks * sizeof *rig->blocks);
   if (!rig->blocks) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for the kernels' layout");
   for (uint32_t b = 0; b < blocks; ++b) {
     uint32_t first = b * SKN_PACK_BLOCK, count = SKN_MIN(SKN_PACK_BLOCK, n - first), k = 1;

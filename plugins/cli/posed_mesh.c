@@ -48,16 +48,23 @@ int posed_mesh_open(posed_mesh *m, const options *o) {
   for (int k = 0; k < o->method_count; ++k) {
     bd.centers_of_rotation |= o->methods[k] == SKN_METHOD_COR;
     if (o->methods[k] == SKN_METHOD_BLEND && !m->blend_weights) { /* glTF has no blend weights: one for all */
-      m->blend_weights = malloc(m->info.vertex_count * sizeof(float));
+      if ((uint64_t)m->info.vertex_count * 134 > ((uint64_t)2 << 30)) /* bind would refuse it (skn.h, max_bytes) */
+        return fprintf(stderr, "skn: %s: %u vertices are more than skn binds\n", o->file, m->info.vertex_count), EXIT_INPUT;
+      m->blend_weights = malloc((size_t)m->info.vertex_count * sizeof(float));
       if (!m->blend_weights) return fail_input("out of memory");
       for (uint32_t v = 0; v < m->info.vertex_count; ++v) m->blend_weights[v] = o->blend;
     }
   }
   bd.blend_weights = m->blend_weights;
-  m->triangles = malloc((m->info.triangle_count * 3 + 1) * sizeof *m->triangles);
+  if (skn_gltf_bind(m->gltf, &bd, &m->rig) || skn_pose_create(m->rig, &m->pose)) return fail_input(o->file);
+  /* the triangles, under the bind's default budget: a file's index count need not be backed by bytes */
+  if ((uint64_t)m->info.triangle_count * 12 > ((uint64_t)2 << 30)) {
+    fprintf(stderr, "skn: %s: %u triangles are more than skn reads\n", o->file, m->info.triangle_count);
+    return EXIT_INPUT;
+  }
+  m->triangles = malloc(((size_t)m->info.triangle_count * 3 + 1) * sizeof *m->triangles);
   if (!m->triangles) return fail_input("out of memory");
-  if (skn_gltf_triangles(m->gltf, o->primitive, m->triangles, m->info.triangle_count * 3) ||
-      skn_gltf_bind(m->gltf, &bd, &m->rig) || skn_pose_create(m->rig, &m->pose))
+  if (skn_gltf_triangles(m->gltf, o->primitive, m->triangles, (size_t)m->info.triangle_count * 3))
     return fail_input(o->file);
   return EXIT_OK;
 }

@@ -15,6 +15,8 @@ int main(void) {
   srunner_add_suite(sr, suite_kernels());
   srunner_add_suite(sr, suite_compact());
   srunner_add_suite(sr, suite_gpu());
+  srunner_add_suite(sr, suite_hostile());
+  srunner_add_suite(sr, suite_alloc());
   srunner_run_all(sr, getenv("CK_VERBOSITY") ? CK_ENV : CK_NORMAL);
   int run = srunner_ntests_run(sr), failed = srunner_ntests_failed(sr);
   srunner_free(sr);

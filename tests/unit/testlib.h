@@ -19,6 +19,8 @@ Suite *suite_gltf(void);
 Suite *suite_kernels(void);
 Suite *suite_compact(void);
 Suite *suite_gpu(void);
+Suite *suite_hostile(void);
+Suite *suite_alloc(void);
 
 /* ---- random numbers (xorshift64*, reproducible per seed) ---- */
 typedef struct rng { uint64_t s; } rng;

@@ -312,11 +312,16 @@ class Pose:
 
 
 class Gltf:
-    """A glTF 2.0 document (.gltf or .glb), opened and validated."""
+    """A glTF 2.0 document (.gltf or .glb), opened and validated: from a path, or from bytes in
+    memory (a .glb, or a .gltf whose buffers are data: URIs)."""
 
-    def __init__(self, path):
+    def __init__(self, path_or_bytes):
         self._handle = ctypes.c_void_p()
-        _check(_lib.skn_gltf_open(str(path).encode(), ctypes.byref(self._handle)))
+        if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+            data = bytes(path_or_bytes)
+            _check(_lib.skn_gltf_open_memory(data, len(data), ctypes.byref(self._handle)))
+        else:
+            _check(_lib.skn_gltf_open(str(path_or_bytes).encode(), ctypes.byref(self._handle)))
         info = _abi.GltfInfo(struct_size=ctypes.sizeof(_abi.GltfInfo))
         _check(_lib.skn_gltf_info_get(self._handle, ctypes.byref(info)))
         self.primitives = [self._primitive(i) for i in range(info.primitive_count)]
@@ -353,13 +358,14 @@ class Gltf:
         return out
 
     def bind(self, primitive=0, centers_of_rotation=False, max_influences=0, min_weight=0.0, blend_weights=None,
-             layout="full"):
+             layout="full", max_bytes=0):
         """A Rig of a skinned primitive (centers_of_rotation: bind with its triangles, for "cor";
-        layout: "full" or "compact", as Rig)."""
+        layout: "full" or "compact", as Rig; max_bytes: the most binding may allocate, 0 for 2 GiB)."""
         b = None if blend_weights is None else _array(blend_weights, numpy.float32, 1, "blend_weights")
         d = _abi.GltfBindDesc(struct_size=ctypes.sizeof(_abi.GltfBindDesc), primitive=primitive,
                               centers_of_rotation=int(bool(centers_of_rotation)), max_influences=max_influences,
-                              min_weight=min_weight, blend_weights=_ptr(b), layout=_layout(layout))
+                              min_weight=min_weight, blend_weights=_ptr(b), layout=_layout(layout),
+                              max_bytes=max_bytes)
         handle = ctypes.c_void_p()
         _check(_lib.skn_gltf_bind(self._handle, ctypes.byref(d), ctypes.byref(handle)))
         return Rig(positions=None, joints=None, weights=None, _handle=handle.value)

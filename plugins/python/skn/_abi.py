@@ -82,7 +82,8 @@ class GltfAnimationInfo(ctypes.Structure):
 class GltfBindDesc(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("primitive", ctypes.c_uint32),
                 ("centers_of_rotation", ctypes.c_uint32), ("max_influences", ctypes.c_uint32),
-                ("min_weight", ctypes.c_float), ("blend_weights", c_float_p), ("layout", ctypes.c_uint32)]
+                ("min_weight", ctypes.c_float), ("blend_weights", c_float_p), ("layout", ctypes.c_uint32),
+                ("max_bytes", ctypes.c_uint64)]
 
 
 class GpuDesc(ctypes.Structure):
@@ -132,6 +133,7 @@ PROTOTYPES = {
     "skn_gpu_layout_get": (ctypes.c_uint32, [ctypes.POINTER(GpuDesc), ctypes.POINTER(GpuLayout)]),
     "skn_pose_gpu_palette": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuDesc), _P, ctypes.c_size_t]),
     "skn_rig_gpu_attributes": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuAttributes)]),
+    "skn_gltf_open_memory": (ctypes.c_uint32, [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_P)]),
 }
 
 

@@ -220,6 +220,14 @@ class TestGltf(unittest.TestCase):
         with self.assertRaisesRegex(skn.IndexOutOfRange, "Dance"):
             g.find_animation("Dance")
 
+    def test_from_bytes_and_the_bind_budget(self):
+        with open(os.path.join(DATA, "Fox", "glTF-Binary", "Fox.glb"), "rb") as f:
+            g = skn.Gltf(f.read())
+        self.assertEqual(g.primitives[0]["vertex_count"], 1728)
+        with self.assertRaisesRegex(skn.Unsupported, "over max_bytes"):
+            g.bind(0, max_bytes=1000)
+        self.assertEqual(g.bind(0).vertex_count, 1728)
+
     def test_compact_layout(self):
         g = skn.Gltf(os.path.join(DATA, "Fox", "glTF-Binary", "Fox.glb"))
         out = {}
