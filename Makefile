@@ -63,10 +63,11 @@ $(BUILD)/obj/kernels/%_avx2.o: ISA := -mavx2 -mfma
 $(BUILD)/obj/kernels/%_avx512.o: ISA := -mavx2 -mfma -mavx512f -mavx512vl -mavx512dq -mprefer-vector-width=512
 
 # Programs link against the built library with an rpath, so that they run
-# from the build tree without installing anything.
+# from the build tree without installing anything ($ORIGIN/..), and the
+# installed skn command finds PREFIX/lib from PREFIX/bin ($ORIGIN/../lib).
 # `skn_bind_desc d = { sizeof d };` is the ABI's idiom: zero means default.
 PROG_CFLAGS := -std=c99 $(CFLAGS) $(SAN) $(WARN) -Wno-missing-field-initializers -D_POSIX_C_SOURCE=200809L -Iabi -Iscripts -Iplugins/gl
-PROG_LDFLAGS := -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN' -lskn -lm
+PROG_LDFLAGS := -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/../lib' -lskn -lm
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
@@ -81,7 +82,7 @@ CLI := $(BUILD)/bin/skn
 CLI_SRC := $(wildcard plugins/cli/*.c)
 
 .PHONY: all lib gl python fuzz fuzz-build blender-addon bench bench-blender check check-threads test demo install uninstall deps abi-baseline clean help
-all: lib gl $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON)
+all: lib gl $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON) $(BUILD)/stripped/$(SONAME)
 lib: $(LIB) $(BUILD)/libskn.so
 gl: $(GL_LIB)
 
@@ -240,15 +241,27 @@ abi-baseline: $(LIB)
 	abidw --no-corpus-path --headers-dir abi $(LIB) > abi/libskn.abi
 	@echo "wrote abi/libskn.abi"
 
+# The installed library is stripped; its debug information goes to a file of
+# its own that debuggers find by the library's .gnu_debuglink
+# (LIBDIR/.debug/libskn.so.1.debug), as Debian splits its packages.
+STRIPPED := $(BUILD)/stripped/$(SONAME)
+$(STRIPPED): $(LIB)
+	@mkdir -p $(dir $@)
+	objcopy --only-keep-debug $(LIB) $@.debug
+	objcopy --strip-debug --strip-unneeded --add-gnu-debuglink=$@.debug $(LIB) $@
+
 # Debian's interpreters look in PREFIX/lib/pythonX.Y/dist-packages (/usr/local included).
 PYTHON_SITE ?= $(shell $(PYTHON) -c "import sys; print('$(PREFIX)/lib/python%d.%d/dist-packages' % sys.version_info[:2])")
 
-install: lib gl
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PYTHON_SITE)/skn
+install: lib gl $(STRIPPED) $(CLI)
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/.debug $(DESTDIR)$(INCLUDEDIR) \
+	  $(DESTDIR)$(PYTHON_SITE)/skn $(DESTDIR)$(PREFIX)/bin
 	install -m 644 $(PY_SRC) $(DESTDIR)$(PYTHON_SITE)/skn/
 	install -m 644 abi/skn.h plugins/gl/skn_gl.h plugins/gl/skn_egl.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(GL_LIB) $(DESTDIR)$(LIBDIR)/libskn_gl.a
-	install -m 755 $(LIB) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	install -m 755 $(STRIPPED) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	install -m 644 $(STRIPPED).debug $(DESTDIR)$(LIBDIR)/.debug/$(SONAME).debug
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/skn
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libskn.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' abi/skn.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/skn.pc
@@ -256,6 +269,7 @@ install: lib gl
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/skn.h $(DESTDIR)$(INCLUDEDIR)/skn_gl.h $(DESTDIR)$(INCLUDEDIR)/skn_egl.h \
 	      $(DESTDIR)$(LIBDIR)/libskn_gl.a $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libskn.so \
+	      $(DESTDIR)$(LIBDIR)/.debug/$(SONAME).debug $(DESTDIR)$(PREFIX)/bin/skn \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/skn.pc
 	rm -rf $(DESTDIR)$(PYTHON_SITE)/skn
 

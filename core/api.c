@@ -1,5 +1,5 @@
 /* api.c — the ABI's shared mechanics: the function table for hosts that
- * dlopen() libskn (one dlsym("skn_get_api") gives every call, in ABI.md's
+ * dlopen() libskn (one dlsym("skn_get_api") gives every call, in abi/skn.h's
  * order), and the struct_size rule of the *_info calls. */
 #include "internal.h"
 

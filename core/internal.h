@@ -133,7 +133,7 @@ struct skn_rig {
  *     SKN_ROTATION_TOLERANCE: pose_simd.h), then a zero column, so that one
  *     16-lane vector holds a whole matrix;
  *   - dq_palette[split]: DQS's form of M_i under that skn_dqs_scale split,
- *     M_i = rigid_i S_i (ABI.md, "DQS split"), the one copy the kernels and
+ *     M_i = rigid_i S_i (abi/skn.h, skn_dqs_scale), the one copy the kernels and
  *     the scalar references read (SKN_DQ_*);
  *   - quat_palette: LBS_QUATERNION's A_i = s_i R(q_i) (9 floats, row-major),
  *     b_i, the bind origin c_i and 1/s_i^2 (0 where s_i = 0), then zeros. */

@@ -4,7 +4,7 @@
  *   - rotation, uniform scale and origin for LBS_QUATERNION (eq. 1-3);
  *   - the dual quaternion of M_i's rigid part and the bind-space scale/shear
  *     S_i with M_i = rigid_i S_i, for DQS and COR (Kavan et al. 2008 §4.1;
- *     the split as ABI.md's "DQS split" defines it). */
+ *     the split as abi/skn.h defines it under skn_dqs_scale). */
 #include "internal.h"
 #include "kernels/kernels.h"
 
@@ -79,7 +79,7 @@ static void rigid_dq(float *e, const double a[9], const float m[16]) {
  * of the posed joint frame relative to its bind frame and c the bind origin;
  * S_i = rigid_i^-1 M_i = [Rm^T A | c - Rm^T A c]: scale/shear about the
  * joint's bind origin, in bind space. With a rigid bind matrix this is
- * exactly ABI.md's [R_i | t(W_i)] B_i^-1 and B_i [R_i | t(W_i)]^-1 W_i B_i^-1. */
+ * exactly skn.h's [R_i | t(W_i)] B_i^-1 and B_i [R_i | t(W_i)]^-1 W_i B_i^-1 (skn_dqs_scale). */
 static void scaled_dq(float *e, const double a[9], const skn_rig *rig, uint32_t j, const float world[16],
                       int split) {
   double w3[9], rw[9], rm[9], sa[9], q[4];

@@ -28,7 +28,7 @@ static skn_status check_output(skn_out_attrib a, uint32_t width, int bound, cons
   return SKN_OK;
 }
 
-/* LBS_QUATERNION serves rotation + uniform scale only (ABI.md): every joint
+/* LBS_QUATERNION serves rotation + uniform scale only (abi/skn.h): every joint
  * that some vertex depends on must have a similarity M_i. */
 skn_status skn__check_similar(const skn_rig *rig, const skn_pose *pose) {
   for (uint32_t j = 0; j < rig->joint_count; ++j) {

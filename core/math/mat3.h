@@ -19,7 +19,7 @@ static inline double skn_m3_det(const double a[9]) {
 }
 
 /* The cofactor matrix: cof(A) = det(A) * A^-T, defined even where A is
- * singular — which is why normals use it there (ABI.md, "Normals"). */
+ * singular — which is why normals use it there (abi/skn.h, SKN_PALETTE_NORMAL_ROWS3X4). */
 static inline void skn_m3_cofactor(double r[9], const double a[9]) {
   r[0] = a[4] * a[8] - a[5] * a[7];
   r[1] = a[5] * a[6] - a[3] * a[8];

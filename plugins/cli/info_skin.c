@@ -76,12 +76,17 @@ static void write_ply(FILE *f, const posed_mesh *m, const float *p, const float 
     fprintf(f, "3 %u %u %u\n", m->triangles[t * 3], m->triangles[t * 3 + 1], m->triangles[t * 3 + 2]);
 }
 
-/* --format, else the extension of -o, else JSON. */
+/* --format, else the extension of -o (.obj, .ply, .json), else JSON to
+ * standard output; NULL for an -o whose extension is none of them. */
 static const char *output_format(const options *o) {
   if (o->format) return o->format;
-  const char *dot = o->out ? strrchr(o->out, '.') : NULL;
-  if (dot && (!strcmp(dot, ".obj") || !strcmp(dot, ".ply"))) return dot + 1;
-  return "json";
+  if (!o->out) return "json";
+  const char *dot = strrchr(o->out, '.'), *slash = strrchr(o->out, '/');
+  if (!dot || (slash && slash > dot)) return NULL;
+  static const char *const KNOWN[] = {"obj", "ply", "json"};
+  for (size_t k = 0; k < 3; ++k)
+    if (!strcmp(dot + 1, KNOWN[k])) return KNOWN[k];
+  return NULL;
 }
 
 int cmd_skin(int argc, char **argv) {
@@ -89,6 +94,9 @@ int cmd_skin(int argc, char **argv) {
   int rc = parse_options(argc, argv, 2, "primitive animation time method dqs-scale blend layout format o", &o);
   if (rc) return rc;
   if (o.method_count != 1) return fprintf(stderr, "skn: skin takes one --method\n"), EXIT_USAGE;
+  if (!output_format(&o))
+    return fprintf(stderr, "skn: -o %s: the extension says no format skn writes (.obj, .ply or .json, or --format)\n",
+                   o.out), EXIT_USAGE;
   posed_mesh m;
   rc = posed_mesh_open(&m, &o);
   size_t n = (size_t)m.info.vertex_count * 3;

@@ -71,6 +71,7 @@ int main(int argc, char **argv) {
     }
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) return fputs(HELP, stdout), EXIT_OK;
   if (!strcmp(cmd, "--version")) return printf("skn %s\n", skn_version_string()), EXIT_OK;
+  if (*cmd) fprintf(stderr, "skn: unknown command \"%s\"\n\n", cmd);
   fputs(HELP, stderr);
   return EXIT_USAGE;
 }

@@ -5,10 +5,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The library's message without the call it names first ("gltf_bind: ..."):
+ * a reader of the command's output knows the file, not the C function. */
+static const char *without_call(const char *msg) {
+  size_t n = strspn(msg, "abcdefghijklmnopqrstuvwxyz_");
+  return n && msg[n] == ':' && msg[n + 1] == ' ' && memchr(msg, '_', n) ? msg + n + 2 : msg;
+}
+
 int fail_input(const char *what) {
-  const char *msg = skn_last_error();
+  const char *msg = without_call(skn_last_error());
   if (!strncmp(msg, what, strlen(what))) fprintf(stderr, "skn: %s\n", msg); /* it names the file already */
   else fprintf(stderr, "skn: %s: %s\n", what, msg);
+  return EXIT_INPUT;
+}
+
+/* "no animation is named X; the document has A, B, C" */
+static int unknown_animation(const posed_mesh *m, const options *o, uint32_t count) {
+  fprintf(stderr, "skn: %s: no animation is named \"%s\"; ", o->file, o->animation);
+  if (!count) fprintf(stderr, "the document has none\n");
+  for (uint32_t a = 0; a < count; ++a) {
+    skn_gltf_animation_info ai = {sizeof ai};
+    skn_gltf_animation_info_get(m->gltf, a, &ai);
+    fprintf(stderr, "%s%u \"%s\"%s", a ? ", " : "the document has ", a, ai.name, a + 1 == count ? "\n" : "");
+  }
   return EXIT_INPUT;
 }
 
@@ -21,6 +40,10 @@ static int resolve_animation(posed_mesh *m, const options *o, uint32_t count) {
     return EXIT_OK;
   }
   char *end;
+  if (o->animation[0] == '-' && o->animation[1] >= '0' && o->animation[1] <= '9') {
+    fprintf(stderr, "skn: --animation %s is not an index (see --help)\n", o->animation);
+    return EXIT_USAGE;
+  }
   unsigned long n = strtoul(o->animation, &end, 10);
   if (*o->animation && !*end) {
     if (n >= count) {
@@ -30,7 +53,7 @@ static int resolve_animation(posed_mesh *m, const options *o, uint32_t count) {
     m->animation = (uint32_t)n;
     return EXIT_OK;
   }
-  return skn_gltf_find_animation(m->gltf, o->animation, &m->animation) ? fail_input(o->file) : EXIT_OK;
+  return skn_gltf_find_animation(m->gltf, o->animation, &m->animation) ? unknown_animation(m, o, count) : EXIT_OK;
 }
 
 int posed_mesh_open(posed_mesh *m, const options *o) {

@@ -209,7 +209,7 @@ START_TEST(tangent_handedness) {
 END_TEST
 
 /* A joint scaled to zero (hiding a part) gives no NaN: its normal matrix is
- * the cofactor matrix (ABI.md, "Normals"). */
+ * the cofactor matrix (abi/skn.h, SKN_PALETTE_NORMAL_ROWS3X4). */
 START_TEST(zero_scale_joint_has_no_nan) {
   test_rig t;
   test_rig_random(&t, 3, 4, 200, 2, 0);

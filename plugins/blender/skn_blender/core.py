@@ -18,11 +18,25 @@ import numpy
 from . import skn
 
 METHODS = {"LINEAR": "lbs", "DQS": "dqs", "BLEND": "blend", "COR": "cor"}
+# other names a script may use for them, in any case: the library's, and Blender's words
+ALIASES = {"LBS": "LINEAR", "DUAL_QUATERNION": "DQS", "PRESERVE_VOLUME": "DQS", "CENTERS_OF_ROTATION": "COR"}
 ZERO_WEIGHT = 1e-4  # Blender leaves a vertex whose weights sum to this or less alone
 
 
+def method_key(method):
+    """LINEAR, DQS, BLEND or COR for a method named in any case, by the add-on's or the library's word."""
+    if not isinstance(method, str):
+        raise TypeError(f"method must be a name (LINEAR, DQS, BLEND or COR), not {type(method).__name__}")
+    key = method.strip().upper().replace("-", "_").replace(" ", "_")
+    key = ALIASES.get(key, key)
+    if key not in METHODS:
+        raise ValueError(f"method {method!r} is not one of LINEAR, DQS, BLEND, COR (or lbs, dqs, blend, cor)")
+    return key
+
+
 def find_armature(obj):
-    """The armature that deforms a mesh: its first Armature modifier's, else an armature parent."""
+    """The armature that deforms a mesh, and how: its first Armature modifier's (the modifier), else
+    an armature parent's (None: Blender deforms a mesh parented with Armature Deform itself)."""
     for mod in obj.modifiers:
         if mod.type == "ARMATURE" and mod.object:
             return mod.object, mod
@@ -60,9 +74,17 @@ def influences(obj, arm, blend_group=None):
             numpy.array(weights, numpy.float32), blend)
 
 
+REST = "skn_rest"  # the point attribute a bound mesh keeps its rest coordinates in (ui.py)
+
+
 def rest_coordinates(mesh):
+    """The mesh's rest coordinates: its own, or those it keeps while bound (its vertices hold the
+    deformed ones then)."""
     co = numpy.empty(len(mesh.vertices) * 3, numpy.float32)
-    mesh.vertices.foreach_get("co", co)
+    if REST in mesh.attributes:
+        mesh.attributes[REST].data.foreach_get("vector", co)
+    else:
+        mesh.vertices.foreach_get("co", co)
     return co.reshape(-1, 3)
 
 
@@ -88,12 +110,18 @@ class Binding:
     def __init__(self, obj, rest=None, blend_group=None, centers=False):
         arm, _ = find_armature(obj)
         if arm is None:
-            raise ValueError(f"{obj.name} has no armature (modifier or parent)")
+            raise ValueError(f"{obj.name} has no armature to follow (an Armature modifier or an armature parent)")
+        if blend_group is not None and blend_group not in obj.vertex_groups:
+            raise ValueError(f"{obj.name} has no vertex group \"{blend_group}\" to blend by")
         self.armature_name, self.premat = arm.name, premat(obj, arm)
         self.object_space = is_similarity(self.premat)
         self.to_rig = numpy.linalg.inv(self.premat) if self.object_space else numpy.eye(4)
         self.rest = rest_coordinates(obj.data) if rest is None else rest
         offsets, joints, weights, blend = influences(obj, arm, blend_group)
+        if not len(joints):
+            raise ValueError(f"{obj.name} has no vertex weighted to a deform bone of {arm.name} "
+                             f"(vertex groups are named after the bones they follow): nothing would move")
+        self.blend_group, self.centers = blend_group, centers
         if self.object_space:
             positions = self.rest
         else:
@@ -112,10 +140,20 @@ class Binding:
         self.pose = self.rig.pose()
         self.out = numpy.empty((len(self.rest), 3), numpy.float32)
 
+    def serves(self, method):
+        """Whether this binding can skin by `method` (BLEND needs a blend group, COR the centers)."""
+        key = method_key(method)
+        return (key != "BLEND" or self.blend_group is not None) and (key != "COR" or self.centers)
+
     def skin(self, arm, method):
         """Deformed positions in the rig's space (an array this binding reuses)."""
+        key = method_key(method)
+        if key == "BLEND" and self.blend_group is None:
+            raise ValueError("Blend mixes Linear and Dual Quaternion per vertex by a vertex group: pick the Blend Group")
+        if key == "COR" and not self.centers:
+            raise ValueError("this binding was made without the triangles Centers of Rotation needs: bind again")
         self.pose.set_model(self.to_rig @ numpy.array([matrix(pb.matrix) for pb in arm.pose.bones]))
-        kind = METHODS[method]
+        kind = METHODS[key]
         return self.rig.skin(self.pose, method=kind, out=self.out, dqs_scale="keep-y" if kind != "lbs" else "polar")
 
     def to_object(self, positions):
@@ -130,12 +168,18 @@ class Binding:
         return (positions @ m[:3, :3].T + m[:3, 3]).astype(numpy.float32)
 
 
-def skin_object(obj, method="LINEAR", depsgraph=None, binding=None):
+def skin_object(obj, method="LINEAR", depsgraph=None, binding=None, blend_group=None):
     """World-space positions, (n, 3) float32, of a mesh deformed by its armature's
     current pose (the evaluated armature when a depsgraph is given) — what the
     Armature modifier computes with Preserve Volume off ("LINEAR") or on ("DQS"),
-    or "BLEND" / "COR". Binds on the fly unless a Binding is given."""
-    binding = binding or Binding(obj, centers=method == "COR")
+    or "BLEND" (Linear and Dual Quaternion mixed per vertex by the weights of the
+    vertex group `blend_group`: 0 Linear, 1 Dual Quaternion) or "COR". Methods are
+    named in any case ("lbs", "dqs" too). Binds on the fly unless a Binding is given."""
+    key = method_key(method)
+    if key == "BLEND" and blend_group is None and binding is None:
+        raise ValueError("BLEND mixes Linear and Dual Quaternion per vertex: give blend_group, a vertex group's name")
+    binding = binding or Binding(obj, blend_group=blend_group, centers=key == "COR")
+    method = key
     arm, _ = find_armature(obj)
     if depsgraph is not None:
         arm = arm.evaluated_get(depsgraph)

@@ -2,24 +2,31 @@
 
     import numpy, skn
     rig = skn.Rig(parents=[-1, 0], bind_matrices=bind, positions=points,
-                  joints=joints, weights=weights)          # numpy arrays, or any buffer
+                  joints=joints, weights=weights)          # numpy arrays, or any sequence
     pose = rig.pose()
     pose.set_local(rotations=quats, translations=offsets)  # relative to the parents
     out = numpy.empty((rig.vertex_count, 3), numpy.float32)
     rig.skin(pose, method="dqs", out=out)                   # written in place, no copy
 
-Matrices given as (n, 4, 4) arrays are mathematical, indexed [joint, row,
-column], and act on column vectors; (n, 16) arrays are passed as they are,
-column-major, as the C ABI takes them. Errors raise skn.Error subclasses
-that carry the status name and the library's message, which names the
-offending item. The library is found beside this package, through
-$SKN_LIBRARY, or on the system's library path, and must be ABI 1.
+Matrices are (n, 4, 4) arrays indexed [matrix, row, column], acting on
+column vectors (p' = M @ p); an (n, 16) array is read the same way, row by
+row — what .reshape(n, 16) of the first gives. (The C ABI's float[16] is
+column-major: the package transposes.) Every array is checked against the
+counts before C sees it, names are one of the listed ones in any case, and
+indices are integers and not negative: a bad argument is skn.InvalidArgument
+(a ValueError) or skn.InvalidType (a TypeError) naming it. A failure of the
+library raises an skn.Error subclass carrying the status name and the
+library's message, which names the offending item. The library is found
+through $SKN_LIBRARY, beside this package, in the prefix it was installed
+to, in the build tree, or on the system's library path, and must be ABI 1.
 """
 import ctypes
+import math
 
 import numpy
 
-from . import _abi
+from . import _abi, _args
+from ._args import Error, InvalidArgument, InvalidType
 
 _lib, LIBRARY_PATH = _abi.load()
 
@@ -28,15 +35,6 @@ METHODS = tuple(_abi.METHODS)
 PALETTE_FORMATS = tuple(_abi.PALETTES)
 
 
-class Error(Exception):
-    """A failed libskn call: .status (the C status name) and .message."""
-
-    def __init__(self, status, message):
-        super().__init__(f"{status}: {message}")
-        self.status, self.message = status, message
-
-
-class InvalidArgument(Error, ValueError): pass
 class OutOfMemory(Error, MemoryError): pass
 class IndexOutOfRange(Error, IndexError): pass
 class BadHierarchy(Error, ValueError): pass
@@ -58,84 +56,29 @@ def _check(status):
         raise cls(_lib.skn_status_name(status).decode(), _lib.skn_last_error().decode())
 
 
-def _array(x, dtype, width, name):
-    """x as a C-contiguous (n, width) array of dtype (a view where it already is one)."""
-    a = numpy.ascontiguousarray(numpy.asarray(x), dtype=dtype)
-    if a.size % width:
-        raise InvalidArgument("SKN_ERR_INVALID_ARGUMENT", f"{name}: {a.size} values are not rows of {width}")
-    return a.reshape(-1, width)
-
-
-def _matrices(m, name):
-    """(n, 4, 4) mathematical matrices, or (n, 16) column-major ones, as (n, 16) column-major float32."""
-    a = numpy.asarray(m, dtype=numpy.float32)
-    if a.ndim == 3 and a.shape[1:] == (4, 4):
-        a = a.transpose(0, 2, 1)
-    return _array(a, numpy.float32, 16, name)
-
-
 def _ptr(a, ctype=ctypes.c_float):
     return None if a is None else a.ctypes.data_as(ctypes.POINTER(ctype))
-
-
-def _layout(name):
-    if name not in _abi.LAYOUTS:
-        raise InvalidArgument("SKN_ERR_INVALID_ARGUMENT", f"layout {name!r} is not one of {sorted(_abi.LAYOUTS)}")
-    return _abi.LAYOUTS[name]
 
 
 def _attrib(a):
     return _abi.Attrib(None if a is None else a.ctypes.data, 0)
 
 
-def _choice(table, name, what):
-    """table[name], or InvalidArgument naming the valid names."""
-    if name not in table:
-        raise InvalidArgument("SKN_ERR_INVALID_ARGUMENT", f"{what} {name!r} is not one of {', '.join(table)}")
-    return table[name]
-
-
-def _gpu_desc(method, dqs_scale="polar", influences=4, normals=False, tangents=False, dialect="330",
-              palette="uniform-block", joint_count=0, version_line=True):
-    outputs = (_abi.GPU_NORMALS if normals else 0) | (_abi.GPU_TANGENTS if tangents else 0)
-    return _abi.GpuDesc(struct_size=ctypes.sizeof(_abi.GpuDesc), method=_choice(_abi.METHODS, method, "method"),
-                        dqs_scale=_choice(_abi.DQS_SCALES, dqs_scale, "dqs_scale"), influences=influences,
-                        outputs=outputs, dialect=_choice(_abi.GLSL_DIALECTS, dialect, "dialect"),
-                        palette=_choice(_abi.GLSL_PALETTES, palette, "palette"), joint_count=joint_count,
-                        flags=0 if version_line else _abi.GLSL_NO_VERSION)
-
-
-def glsl_source(method="lbs", *, dqs_scale="polar", influences=4, normals=False, tangents=False, dialect="330",
-                palette="uniform-block", joint_count=0, version_line=True):
-    """skn's GLSL for a vertex shader (skn_glsl_source): skn_skin_position(), and skn_skin_normal() /
-    skn_skin_tangent() where asked, for `method` with `influences` (4 or 8) a vertex; dialect "330" or
-    "300 es"; the palette in a "uniform-block" (of joint_count joints), "texture-buffer" or "texture-2d";
-    version_line=False leaves out the #version line. Its opening comment lists its inputs."""
-    d = _gpu_desc(method, dqs_scale, influences, normals, tangents, dialect, palette, joint_count, version_line)
-    n = ctypes.c_size_t()
-    _check(_lib.skn_glsl_source(ctypes.byref(d), None, 0, ctypes.byref(n)))
-    text = ctypes.create_string_buffer(n.value + 1)
-    _check(_lib.skn_glsl_source(ctypes.byref(d), text, n.value + 1, ctypes.byref(n)))
-    return text.value.decode()
-
-
-def gpu_layout(method="lbs", *, normals=False, tangents=False):
-    """What the GLSL of `method` reads: {"palette_vec4s": vec4 a joint, "blend_weights": bool,
-    "centers": bool} (the vertex inputs beyond joints and weights)."""
-    d = _gpu_desc(method, normals=normals, tangents=tangents, palette="texture-2d")
-    out = _abi.GpuLayout(struct_size=ctypes.sizeof(_abi.GpuLayout))
-    _check(_lib.skn_gpu_layout_get(ctypes.byref(d), ctypes.byref(out)))
-    return {"palette_vec4s": out.palette_vec4s, "blend_weights": bool(out.needs & _abi.GPU_NEEDS_BLEND_WEIGHTS),
-            "centers": bool(out.needs & _abi.GPU_NEEDS_CENTERS)}
+def _handle_of(obj, cls, what):
+    if not isinstance(obj, cls):
+        raise _args.bad_type(f"{what} must be a skn.{cls.__name__}, not {type(obj).__name__}")
+    if not obj._handle:
+        raise _args.bad(f"{what}: this skn.{cls.__name__} was destroyed")
+    return obj._handle
 
 
 class Rig:
     """A skeleton, a rest mesh and its weights, bound once (skn_bind). Immutable;
     may be shared by threads. Influences are fixed-width (joints and weights of
-    shape (vertices, k)) or CSR (flat joints and weights with `offsets`).
-    layout="compact" stores 16-bit weights and octahedral normals and tangents
-    (skn.h, "Layout"): less memory traffic, positions within ~1e-5 of the model's
-    size of "full"."""
+    shape (vertices, k)) or CSR (flat joints and weights with `offsets`, n + 1 of
+    them). layout="compact" stores 16-bit weights and octahedral normals and
+    tangents (skn.h, "Layout"): less memory traffic, positions within ~1e-5 of
+    the model's size of "full"."""
 
     def __init__(self, *, positions, joints, weights, bind_matrices=None, inverse_bind_matrices=None,
                  parents=None, normals=None, tangents=None, offsets=None, weight_mode="normalize",
@@ -145,38 +88,56 @@ class Rig:
         if _handle:
             self._read_info()
             return
-        matrices = bind_matrices if bind_matrices is not None else inverse_bind_matrices
-        if matrices is None or (bind_matrices is not None and inverse_bind_matrices is not None):
-            raise InvalidArgument("SKN_ERR_INVALID_ARGUMENT", "give exactly one of bind_matrices and inverse_bind_matrices")
-        keep = {"m": _matrices(matrices, "matrices"), "p": _array(positions, numpy.float32, 3, "positions")}
-        n, count = len(keep["p"]), len(keep["m"])
-        keep["parents"] = None if parents is None else _array(parents, numpy.int32, 1, "parents")
-        keep["n"] = None if normals is None else _array(normals, numpy.float32, 3, "normals")
-        keep["t"] = None if tangents is None else _array(tangents, numpy.float32, 4, "tangents")
-        keep["j"] = numpy.ascontiguousarray(joints, dtype=numpy.uint32)
-        keep["w"] = numpy.ascontiguousarray(weights, dtype=numpy.float32)
-        keep["o"] = None if offsets is None else _array(offsets, numpy.uint32, 1, "offsets")
-        keep["b"] = None if blend_weights is None else _array(blend_weights, numpy.float32, 1, "blend_weights")
-        keep["tri"] = None if triangles is None else _array(triangles, numpy.uint32, 3, "triangles")
-        if keep["j"].shape != keep["w"].shape:
-            raise InvalidArgument("SKN_ERR_INVALID_ARGUMENT", f"joints {keep['j'].shape} and weights "
-                                  f"{keep['w'].shape} differ in shape")
+        if (bind_matrices is None) == (inverse_bind_matrices is None):
+            raise _args.bad("give exactly one of bind_matrices and inverse_bind_matrices")
+        mats_name = "bind_matrices" if bind_matrices is not None else "inverse_bind_matrices"
+        mats = _args.matrices(bind_matrices if bind_matrices is not None else inverse_bind_matrices, mats_name)
+        count = len(mats)
+        keep = {"m": mats, "p": _args.rows(positions, "positions", 3)}
+        n = len(keep["p"])
+        if count < 1 or n < 1:
+            raise _args.bad(f"a rig needs at least one joint and one vertex ({count} {mats_name}, {n} positions)")
+        keep["parents"] = None if parents is None else \
+            _args.indices(parents, "parents", (count,), lowest=-1, dtype=numpy.int32)
+        keep["n"] = None if normals is None else _args.rows(normals, "normals", 3, n)
+        keep["t"] = None if tangents is None else _args.rows(tangents, "tangents", 4, n)
+        keep["b"] = None if blend_weights is None else _args.rows(blend_weights, "blend_weights", 1, n)
+        keep["tri"] = None if triangles is None else _args.indices(triangles, "triangles").reshape(-1)
+        if keep["tri"] is not None and keep["tri"].size % 3:
+            raise _args.bad(f"triangles has {keep['tri'].size} indices, not a multiple of 3")
+        if offsets is None:  # fixed width: (n, k), or (n,) for one influence a vertex
+            keep["j"] = _args.indices(joints, "joints")
+            if keep["j"].ndim == 1 and keep["j"].size == n:
+                keep["j"] = keep["j"].reshape(n, 1)
+            if keep["j"].ndim != 2 or keep["j"].shape[0] != n or keep["j"].shape[1] < 1:
+                raise _args.bad(f"joints has shape {keep['j'].shape}; expected ({n}, k) (or give offsets)")
+            k = keep["j"].shape[1]
+            keep["w"] = _args.rows(weights, "weights", k, n)
+        else:  # CSR: offsets (n + 1,), then flat joints and weights of offsets[-1] each
+            keep["o"] = _args.indices(offsets, "offsets", (n + 1,))
+            total = int(keep["o"][-1])
+            if numpy.any(numpy.diff(keep["o"].astype(numpy.int64)) < 0) or keep["o"][0] != 0:
+                raise _args.bad("offsets must start at 0 and never decrease")
+            keep["j"] = _args.indices(joints, "joints", (total,))
+            keep["w"] = _args.rows(weights, "weights", 1, total)
+            k = 0
         d = _abi.BindDesc(struct_size=ctypes.sizeof(_abi.BindDesc), joint_count=count, vertex_count=n)
         d.parents = _ptr(keep["parents"], ctypes.c_int32)
         if bind_matrices is not None:
-            d.bind_matrices = _ptr(keep["m"])
+            d.bind_matrices = _ptr(mats)
         else:
-            d.inverse_bind_matrices = _ptr(keep["m"])
+            d.inverse_bind_matrices = _ptr(mats)
         d.positions, d.normals, d.tangents = _attrib(keep["p"]), _attrib(keep["n"]), _attrib(keep["t"])
-        d.influences_per_vertex = 0 if keep["o"] is not None else (keep["j"].shape[1] if keep["j"].ndim == 2 else 1)
-        d.influence_offsets = _ptr(keep["o"], ctypes.c_uint32)
+        d.influences_per_vertex = k
+        d.influence_offsets = _ptr(keep.get("o"), ctypes.c_uint32)
         d.influence_joints, d.influence_weights = _ptr(keep["j"], ctypes.c_uint32), _ptr(keep["w"])
-        d.weight_mode = _abi.WEIGHT_MODES[weight_mode]
-        d.layout = _layout(layout)
-        d.max_influences, d.min_weight = max_influences, min_weight
+        d.weight_mode = _args.name(weight_mode, _abi.WEIGHT_MODES, "weight_mode")
+        d.layout = _args.name(layout, _abi.LAYOUTS, "layout")
+        d.max_influences = _args.count(max_influences, "max_influences")
+        d.min_weight = _args.real(min_weight, "min_weight", minimum=0.0)
         d.blend_weights = _ptr(keep["b"])
         if keep["tri"] is not None:
-            d.triangles, d.triangle_count = _ptr(keep["tri"], ctypes.c_uint32), len(keep["tri"])
+            d.triangles, d.triangle_count = _ptr(keep["tri"], ctypes.c_uint32), keep["tri"].size // 3
         _check(_lib.skn_bind(ctypes.byref(d), ctypes.byref(self._handle)))
         self._read_info()
 
@@ -205,13 +166,26 @@ class Rig:
         """Deforms vertices [first_vertex, first_vertex + vertex_count) (0: to the end) into `out`, an
         array of (vertex_count, 3) float32 rows addressed by absolute vertex index — written in place,
         without a copy, when its rows are float32 and each row's 3 floats are contiguous (a row stride
-        is fine: a view into an interleaved buffer works). `normals` / `tangents`: True for new arrays,
-        or arrays to write into, likewise. Returns out, or (out, normals, tangents) when asked for them."""
-        outs = [self._output(out, 3, "out", True), self._output(normals, 3, "normals", normals is not None),
-                self._output(tangents, 4, "tangents", tangents is not None)]
-        d = _abi.SkinDesc(struct_size=ctypes.sizeof(_abi.SkinDesc), method=_abi.METHODS[method],
-                          first_vertex=first_vertex, vertex_count=vertex_count, threads=threads,
-                          dqs_scale=_abi.DQS_SCALES[dqs_scale])
+        is fine: a view into an interleaved buffer works); other float arrays of that shape get a copy
+        written back. `normals` / `tangents`: True for new arrays, or arrays to write into, likewise.
+        Returns out, or (out, normals, tangents) when asked for them."""
+        if pose is None or not isinstance(pose, Pose):
+            raise _args.bad_type(f"pose must be a skn.Pose of this rig, not {type(pose).__name__}")
+        _handle_of(pose, Pose, "pose")
+        if normals is not None and normals is not False and not self.has_normals:
+            raise _args.bad("normals: this rig was bound without normals")
+        if tangents is not None and tangents is not False and not self.has_tangents:
+            raise _args.bad("tangents: this rig was bound without tangents")
+        wanted = [True, normals is not None and normals is not False, tangents is not None and tangents is not False]
+        given = [out, normals, tangents]
+        outs = [_args.output(a, label, self.vertex_count, width) if w else None
+                for a, label, width, w in zip(given, ("out", "normals", "tangents"), (3, 3, 4), wanted)]
+        d = _abi.SkinDesc(struct_size=ctypes.sizeof(_abi.SkinDesc),
+                          method=_args.name(method, _abi.METHODS, "method"),
+                          first_vertex=_args.count(first_vertex, "first_vertex"),
+                          vertex_count=_args.count(vertex_count, "vertex_count"),
+                          threads=_args.count(threads, "threads"),
+                          dqs_scale=_args.name(dqs_scale, _abi.DQS_SCALES, "dqs_scale"))
         d.positions, d.normals, d.tangents = (_abi.Attrib(o[1].ctypes.data, o[1].strides[0]) if o else _abi.Attrib()
                                               for o in outs)
         _check(_lib.skn_skin(self._handle, pose._handle, ctypes.byref(d)))
@@ -219,14 +193,15 @@ class Rig:
             if o and o[0] is not o[1]:
                 o[0][...] = o[1]  # the caller's array was not float32 rows: copy back
         result = [o[0] if o else None for o in outs]
-        return result[0] if normals is None and tangents is None else tuple(result)
+        return result[0] if not wanted[1] and not wanted[2] else tuple(result)
 
     def gpu_attributes(self, influences=4, joint_bits=16):
         """The per-vertex inputs of skn's GLSL (skn_rig_gpu_attributes), as new arrays: "joints"
         (n, influences) uint16 (or uint8 with joint_bits=8), "weights" (n, influences) float32, the rest
         mesh "positions" (n, 3), and where the rig has them "normals" (n, 3), "tangents" (n, 4),
         "blend_weights" (n,) and "centers" (n, 4: xyz, w = 1 where the vertex has a center)."""
-        n, k = self.vertex_count, influences
+        k, joint_bits = _args.count(influences, "influences"), _args.count(joint_bits, "joint_bits")
+        n = self.vertex_count  # the library checks k and joint_bits before it writes
         out = {"joints": numpy.empty((n, k), numpy.uint8 if joint_bits == 8 else numpy.uint16),
                "weights": numpy.empty((n, k), numpy.float32), "positions": numpy.empty((n, 3), numpy.float32)}
         if self.has_normals:
@@ -238,22 +213,10 @@ class Rig:
         if self.has_centers_of_rotation:
             out["centers"] = numpy.empty((n, 4), numpy.float32)
         d = _abi.GpuAttributes(struct_size=ctypes.sizeof(_abi.GpuAttributes), influences=k, joint_bits=joint_bits)
-        for name, a in out.items():
-            setattr(d, name, _abi.Attrib(a.ctypes.data, 0))
+        for key, a in out.items():
+            setattr(d, key, _abi.Attrib(a.ctypes.data, 0))
         _check(_lib.skn_rig_gpu_attributes(self._handle, ctypes.byref(d)))
         return out
-
-    def _output(self, a, width, name, wanted):
-        """(caller's array, the array the library writes) or None."""
-        if not wanted:
-            return None
-        if a is None or a is True:
-            a = numpy.empty((self.vertex_count, width), numpy.float32)
-        if not isinstance(a, numpy.ndarray) or a.ndim != 2 or a.shape != (self.vertex_count, width):
-            raise InvalidArgument("SKN_ERR_INVALID_ARGUMENT",
-                                  f"{name} must be an array of shape ({self.vertex_count}, {width})")
-        direct = a.dtype == numpy.float32 and a.strides[1] == 4 and a.strides[0] >= 4 * width and a.flags.writeable
-        return (a, a if direct else numpy.empty(a.shape, numpy.float32))
 
 
 class Pose:
@@ -261,8 +224,10 @@ class Pose:
     belongs to one thread at a time; it keeps its rig alive."""
 
     def __init__(self, rig):
-        self.rig, self._handle = rig, ctypes.c_void_p()
-        _check(_lib.skn_pose_create(rig._handle, ctypes.byref(self._handle)))
+        self._handle = ctypes.c_void_p()
+        handle = _handle_of(rig, Rig, "rig")
+        self.rig = rig
+        _check(_lib.skn_pose_create(handle, ctypes.byref(self._handle)))
 
     def __del__(self):
         if getattr(self, "_handle", None):
@@ -271,35 +236,42 @@ class Pose:
 
     def set_local(self, translations=None, rotations=None, scales=None, first=0):
         """Joints [first, first + n) from transforms relative to their parents: translations (n, 3),
-        rotations (n, 4) as quaternions x, y, z, w, scales (n, 3); each defaults to the identity."""
-        parts = [(cols, _array(a, numpy.float32, width, name)) for cols, a, width, name in
+        rotations (n, 4) as quaternions x, y, z, w, scales (n, 3); each defaults to the identity
+        (n from those given, else every joint from first)."""
+        first = _args.count(first, "first")
+        given = [(cols, a, width, label) for cols, a, width, label in
                  ((slice(0, 3), translations, 3, "translations"), (slice(3, 7), rotations, 4, "rotations"),
                   (slice(7, 10), scales, 3, "scales")) if a is not None]
+        parts = [(cols, _args.rows(a, label, width)) for cols, a, width, label in given]
         n = len(parts[0][1]) if parts else self.rig.joint_count - first
+        for (cols, a), (_, _, width, label) in zip(parts, given):
+            if len(a) != n:
+                raise _args.bad(f"{label} has {len(a)} rows; expected ({n}, {width}) as the first given")
+        if n < 1:
+            raise _args.bad(f"set_local: no joints to set (first {first} of {self.rig.joint_count})")
         t = numpy.zeros((n, 10), numpy.float32)
         t[:, 6] = 1.0  # rotation w
         t[:, 7:10] = 1.0  # scale
         for cols, a in parts:
-            if len(a) != n:
-                raise InvalidArgument("SKN_ERR_INVALID_ARGUMENT", f"set_local: {len(a)} rows where {n} are given")
             t[:, cols] = a
         _check(_lib.skn_pose_set_local(self._handle, first, n, t.ctypes.data_as(ctypes.POINTER(_abi.Transform))))
 
     def set_model(self, matrices, first=0):
-        """Joints [first, first + n) from joint->model matrices, (n, 4, 4) or (n, 16) column-major."""
-        m = _matrices(matrices, "matrices")
+        """Joints [first, first + n) from joint->model matrices, (n, 4, 4) or (n, 16) (see the package's
+        note on matrices)."""
+        first = _args.count(first, "first")
+        m = _args.matrices(matrices, "matrices")
         _check(_lib.skn_pose_set_model(self._handle, first, len(m), _ptr(m)))
 
     def palette(self, format="mat4"):
         """The palette: (J, 4, 4) matrices for "mat4"; (J, 3, 4) rows for "rows3x4" and
         "normal-rows3x4"; (J, 8) or (J, 20) floats for the dual-quaternion formats."""
-        code, width = _abi.PALETTES[format]
+        code, width = _args.name(format, _abi.PALETTES, "format")
         out = numpy.empty((self.rig.joint_count, width), numpy.float32)
         _check(_lib.skn_pose_palette(self._handle, code, out.ctypes.data, out.nbytes))
-        if format == "mat4":
+        if code == 0:
             return out.reshape(-1, 4, 4).transpose(0, 2, 1)
         return out.reshape(-1, 3, 4) if width == 12 else out
-
 
     def gpu_palette(self, method="lbs", dqs_scale="polar", normals=False, tangents=False):
         """The palette skn's GLSL for `method` reads (skn_pose_gpu_palette): a (joints, palette_vec4s, 4)
@@ -320,8 +292,11 @@ class Gltf:
         if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
             data = bytes(path_or_bytes)
             _check(_lib.skn_gltf_open_memory(data, len(data), ctypes.byref(self._handle)))
+        elif isinstance(path_or_bytes, str) or hasattr(path_or_bytes, "__fspath__"):
+            path = str(path_or_bytes.__fspath__() if hasattr(path_or_bytes, "__fspath__") else path_or_bytes)
+            _check(_lib.skn_gltf_open(path.encode(), ctypes.byref(self._handle)))
         else:
-            _check(_lib.skn_gltf_open(str(path_or_bytes).encode(), ctypes.byref(self._handle)))
+            raise _args.bad_type(f"Gltf takes a path or bytes, not {type(path_or_bytes).__name__}")
         info = _abi.GltfInfo(struct_size=ctypes.sizeof(_abi.GltfInfo))
         _check(_lib.skn_gltf_info_get(self._handle, ctypes.byref(info)))
         self.primitives = [self._primitive(i) for i in range(info.primitive_count)]
@@ -346,14 +321,27 @@ class Gltf:
         _check(_lib.skn_gltf_animation_info_get(self._handle, i, ctypes.byref(a)))
         return {"name": a.name.decode(), "start": a.start, "end": a.end, "channel_count": a.channel_count}
 
+    def _primitive_index(self, primitive):
+        primitive = _args.count(primitive, "primitive")
+        if primitive >= len(self.primitives):
+            raise IndexOutOfRange("SKN_ERR_INDEX_OUT_OF_RANGE",
+                                  f"primitive {primitive}: the document has {len(self.primitives)} skinned primitives")
+        return primitive
+
     def find_animation(self, name):
-        index = ctypes.c_uint32()
-        _check(_lib.skn_gltf_find_animation(self._handle, name.encode(), ctypes.byref(index)))
-        return index.value
+        """The index of the animation named `name` (IndexOutOfRange naming the animations there are)."""
+        if not isinstance(name, str):
+            raise _args.bad_type(f"animation names are strings, not {type(name).__name__}")
+        for i, a in enumerate(self.animations):
+            if a["name"] == name:
+                return i
+        raise IndexOutOfRange("SKN_ERR_INDEX_OUT_OF_RANGE", f"no animation is named {name!r}; the document has "
+                              f"{', '.join(repr(a['name']) for a in self.animations) or 'none'}")
 
     def triangles(self, primitive=0):
-        n = self.primitives[primitive]["triangle_count"] if primitive < len(self.primitives) else 0
-        out = numpy.empty((n, 3), numpy.uint32)
+        """The primitive's triangles, (t, 3) vertex indices."""
+        primitive = self._primitive_index(primitive)
+        out = numpy.empty((self.primitives[primitive]["triangle_count"], 3), numpy.uint32)
         _check(_lib.skn_gltf_triangles(self._handle, primitive, _ptr(out, ctypes.c_uint32), out.size))
         return out
 
@@ -361,11 +349,15 @@ class Gltf:
              layout="full", max_bytes=0):
         """A Rig of a skinned primitive (centers_of_rotation: bind with its triangles, for "cor";
         layout: "full" or "compact", as Rig; max_bytes: the most binding may allocate, 0 for 2 GiB)."""
-        b = None if blend_weights is None else _array(blend_weights, numpy.float32, 1, "blend_weights")
+        primitive = self._primitive_index(primitive)
+        n = self.primitives[primitive]["vertex_count"]
+        b = None if blend_weights is None else _args.rows(blend_weights, "blend_weights", 1, n)
         d = _abi.GltfBindDesc(struct_size=ctypes.sizeof(_abi.GltfBindDesc), primitive=primitive,
-                              centers_of_rotation=int(bool(centers_of_rotation)), max_influences=max_influences,
-                              min_weight=min_weight, blend_weights=_ptr(b), layout=_layout(layout),
-                              max_bytes=max_bytes)
+                              centers_of_rotation=int(bool(centers_of_rotation)),
+                              max_influences=_args.count(max_influences, "max_influences"),
+                              min_weight=_args.real(min_weight, "min_weight", minimum=0.0), blend_weights=_ptr(b),
+                              layout=_args.name(layout, _abi.LAYOUTS, "layout"),
+                              max_bytes=_args.bytes_count(max_bytes, "max_bytes"))
         handle = ctypes.c_void_p()
         _check(_lib.skn_gltf_bind(self._handle, ctypes.byref(d), ctypes.byref(handle)))
         return Rig(positions=None, joints=None, weights=None, _handle=handle.value)
@@ -373,10 +365,56 @@ class Gltf:
     def pose(self, pose, primitive=0, animation=0, time=0.0):
         """Poses `pose` (of a rig from bind(primitive)) at `time` seconds of an animation, given
         by index or name; None for the document's own node transforms."""
+        handle = _handle_of(pose, Pose, "pose")
+        primitive = self._primitive_index(primitive)
         if isinstance(animation, str):
             animation = self.find_animation(animation)
+        elif animation is not None:
+            animation = _args.count(animation, "animation")
+            if animation >= len(self.animations):
+                raise IndexOutOfRange("SKN_ERR_INDEX_OUT_OF_RANGE",
+                                      f"animation {animation}: the document has {len(self.animations)} animations")
+        time = _args.real(time, "time")
+        if not math.isfinite(time):
+            raise NotFinite("SKN_ERR_NOT_FINITE", f"time is {time}")
         index = _abi.NO_ANIMATION if animation is None else animation
-        _check(_lib.skn_gltf_pose(self._handle, primitive, index, time, pose._handle))
+        _check(_lib.skn_gltf_pose(self._handle, primitive, index, time, handle))
+
+
+def _gpu_desc(method, dqs_scale="polar", influences=4, normals=False, tangents=False, dialect="330",
+              palette="uniform-block", joint_count=0, version_line=True):
+    outputs = (_abi.GPU_NORMALS if normals else 0) | (_abi.GPU_TANGENTS if tangents else 0)
+    return _abi.GpuDesc(struct_size=ctypes.sizeof(_abi.GpuDesc), method=_args.name(method, _abi.METHODS, "method"),
+                        dqs_scale=_args.name(dqs_scale, _abi.DQS_SCALES, "dqs_scale"),
+                        influences=_args.count(influences, "influences"), outputs=outputs,
+                        dialect=_args.name(dialect, _abi.GLSL_DIALECTS, "dialect"),
+                        palette=_args.name(palette, _abi.GLSL_PALETTES, "palette"),
+                        joint_count=_args.count(joint_count, "joint_count"),
+                        flags=0 if version_line else _abi.GLSL_NO_VERSION)
+
+
+def glsl_source(method="lbs", *, dqs_scale="polar", influences=4, normals=False, tangents=False, dialect="330",
+                palette="uniform-block", joint_count=0, version_line=True):
+    """skn's GLSL for a vertex shader (skn_glsl_source): skn_skin_position(), and skn_skin_normal() /
+    skn_skin_tangent() where asked, for `method` with `influences` (4 or 8) a vertex; dialect "330" or
+    "300 es"; the palette in a "uniform-block" (of joint_count joints), "texture-buffer" or "texture-2d";
+    version_line=False leaves out the #version line. Its opening comment lists its inputs."""
+    d = _gpu_desc(method, dqs_scale, influences, normals, tangents, dialect, palette, joint_count, version_line)
+    n = ctypes.c_size_t()
+    _check(_lib.skn_glsl_source(ctypes.byref(d), None, 0, ctypes.byref(n)))
+    text = ctypes.create_string_buffer(n.value + 1)
+    _check(_lib.skn_glsl_source(ctypes.byref(d), text, n.value + 1, ctypes.byref(n)))
+    return text.value.decode()
+
+
+def gpu_layout(method="lbs", *, normals=False, tangents=False):
+    """What the GLSL of `method` reads: {"palette_vec4s": vec4 a joint, "blend_weights": bool,
+    "centers": bool} (the vertex inputs beyond joints and weights)."""
+    d = _gpu_desc(method, normals=normals, tangents=tangents, palette="texture-2d")
+    out = _abi.GpuLayout(struct_size=ctypes.sizeof(_abi.GpuLayout))
+    _check(_lib.skn_gpu_layout_get(ctypes.byref(d), ctypes.byref(out)))
+    return {"palette_vec4s": out.palette_vec4s, "blend_weights": bool(out.needs & _abi.GPU_NEEDS_BLEND_WEIGHTS),
+            "centers": bool(out.needs & _abi.GPU_NEEDS_CENTERS)}
 
 
 def version():
@@ -387,7 +425,7 @@ def version():
 def set_simd(name="auto"):
     """Chooses the kernels for the process: "auto", "scalar", "portable", "avx2" or "avx512"
     (skn.Unsupported where this CPU lacks it)."""
-    _check(_lib.skn_set_simd(_abi.SIMD[name]))
+    _check(_lib.skn_set_simd(_args.name(name, _abi.SIMD, "simd")))
 
 
 def get_simd():

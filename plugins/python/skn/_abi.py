@@ -138,12 +138,16 @@ PROTOTYPES = {
 
 
 def candidates():
-    """Where the library may be, in order: $SKN_LIBRARY, beside this package,
-    the build tree this file lives in, then the system's search path."""
+    """Where the library may be, in order: $SKN_LIBRARY, beside this package (a wheel's, the add-on's,
+    the build tree's build/python), the prefix the package was installed to (PREFIX/lib beside
+    PREFIX/lib/pythonX.Y/site-packages/skn: `make install`, pip --prefix), the source tree this file
+    lives in (plugins/python/skn -> build/), then the system's search path."""
     here = os.path.dirname(os.path.abspath(__file__))
     found = [os.environ.get("SKN_LIBRARY"), os.path.join(here, "libskn.so.1"),
+             os.path.join(here, "..", "..", "..", "libskn.so.1"),
              os.path.join(here, "..", "..", "..", "build", "libskn.so.1")]
-    return [p for p in found if p and (os.path.exists(p) or p == os.environ.get("SKN_LIBRARY"))] + \
+    found = [os.path.normpath(p) if p != os.environ.get("SKN_LIBRARY") else p for p in found if p]
+    return [p for p in found if os.path.exists(p) or p == os.environ.get("SKN_LIBRARY")] + \
         [ctypes.util.find_library("skn") or "libskn.so.1"]
 
 

@@ -1,0 +1,221 @@
+"""addon_setups.py — the add-on with every way a rig is set up and every
+setting changed after Bind, in a clean factory-startup Blender:
+
+  - a mesh parented to its armature with Armature Deform and no modifier is
+    deformed once, as Blender deforms it, and given its parent back;
+  - the method changed after Bind (to Centers of Rotation, to Blend) rebuilds
+    the binding; Blend without a group is refused with the reason in the
+    panel and the method set back; a new blend group rebinds;
+  - Bind follows the modifier's Preserve Volume until the user picks a method;
+  - Bind of Blend without a group, or of a mesh without deform groups, is
+    cancelled with Blender's report and leaves the mesh as it was;
+  - a file saved while bound, opened without the add-on, has its Armature
+    modifier and its armature parent working as before;
+  - skin_object takes names in any case and a blend group.
+Prints "blender-setups: N passed, N failed".
+
+  blender -b --factory-startup --python-exit-code 1 --python addon_setups.py -- ADDON.zip
+"""
+import math
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from arm_scene import arm_mesh, arm_rig, check, coords, evaluated, finish, install_addon, numpy, world  # noqa: E402
+
+import bpy  # noqa: E402
+from mathutils import Quaternion  # noqa: E402
+
+
+def rig(name):
+    """The arm; its forearm keyed to a 120° twist and a 70° bend at frame 10."""
+    return arm_rig(name, Quaternion((0, 0, 1), math.radians(70)) @ Quaternion((1, 0, 0), math.radians(120)))
+
+
+def mesh(name, arm, attach="modifier", groups=True):
+    """The arm's cylinder (21 rings of 12), weighted to its bones (or, without
+    `groups`, to groups no bone has) and to a 'blend' group of 0.25 and 0.75."""
+    obj = arm_mesh(name, arm, 21, 12, attach, ("upper", "fore") if groups else ("not-a-bone", "other"))
+    gb = obj.vertex_groups.new(name="blend")
+    for i in range(len(obj.data.vertices)):
+        gb.add([i], 0.25 + 0.5 * (i % 2), "REPLACE")
+    return obj
+
+
+def activate(obj):
+    bpy.context.view_layer.objects.active = obj
+
+
+def run(op):
+    """An operator's result and its error report: from a script, Blender raises an ERROR report
+    as RuntimeError (in the UI it is shown in the status bar and the Info editor)."""
+    try:
+        return op(), ""
+    except RuntimeError as e:
+        return {"CANCELLED"}, str(e)
+
+
+def parented_without_modifier(addon):
+    scene = bpy.context.scene
+    arm = rig("Parented")
+    obj, twin = mesh("Parented", arm, "parent"), mesh("ParentedTwin", arm, "parent")
+    rest = coords(obj).copy()
+    scene.frame_set(1)
+    activate(obj)
+    check("parent: Bind", bpy.ops.skn.bind() == {"FINISHED"} and obj.skn.bound)
+    check("parent: Armature Deform suppressed while bound", obj.parent_type == "OBJECT" and obj.parent == arm)
+    scene.frame_set(10)
+    want = evaluated(twin)  # Blender deforms the twin itself
+    got = evaluated(obj)
+    worst = float(numpy.abs(got - want).max())
+    check("parent: deformed once, as Blender deforms it", worst < 1e-5 and numpy.abs(want - rest).max() > 0.5,
+          f"max {worst:.2e}")
+    check("parent: the world transform kept", numpy.allclose(numpy.array(obj.matrix_world), numpy.array(twin.matrix_world)))
+    bpy.ops.skn.unbind()
+    check("parent: Unbind gives Armature Deform back", obj.parent_type == "ARMATURE")
+    check("parent: Unbind: the rest mesh, Blender's deformation", numpy.array_equal(coords(obj), rest) and
+          numpy.abs(evaluated(obj) - want).max() < 1e-6)
+    return obj, twin
+
+
+def settings_after_bind(addon):
+    scene = bpy.context.scene
+    arm = rig("Settings")
+    obj = mesh("Settings", arm)
+    scene.frame_set(1)
+    activate(obj)
+    obj.skn.method = "LINEAR"
+    bpy.ops.skn.bind()
+    scene.frame_set(10)
+    obj.skn.method = "COR"
+    cor = addon.skin_object(obj, "COR")
+    check("method to COR after Bind: rebound, no error", obj.skn.error == "" and obj.skn.method == "COR")
+    check("method to COR after Bind: the mesh is COR's", numpy.abs(world(obj, coords(obj)) - cor).max() < 1e-5)
+    obj.skn.blend_group = ""
+    obj.skn.method = "BLEND"
+    check("method to Blend without a group: refused, set back", obj.skn.method == "COR", obj.skn.method)
+    check("the reason in the panel", "Blend Group" in obj.skn.error, obj.skn.error)
+    check("the mesh still COR's", numpy.abs(world(obj, coords(obj)) - cor).max() < 1e-5)
+    obj.skn.blend_group = "blend"
+    obj.skn.method = "BLEND"
+    blend = addon.skin_object(obj, "BLEND", blend_group="blend")
+    check("method to Blend with a group: the mesh is Blend's", obj.skn.method == "BLEND" and obj.skn.error == "" and
+          numpy.abs(world(obj, coords(obj)) - blend).max() < 1e-5)
+    obj.skn.blend_group = "fore"
+    by_fore = addon.skin_object(obj, "BLEND", blend_group="fore")
+    check("a new blend group rebinds", numpy.abs(world(obj, coords(obj)) - by_fore).max() < 1e-5 and
+          numpy.abs(by_fore - blend).max() > 1e-3)
+    obj.skn.blend_group = "no such group"
+    check("a blend group that is not there: refused, set back", obj.skn.blend_group == "fore" and "no vertex group" in
+          obj.skn.error, obj.skn.error)
+    bpy.ops.skn.unbind()
+
+
+def bind_refusals():
+    scene = bpy.context.scene
+    arm = rig("Refused")
+    obj = mesh("Refused", arm)
+    rest = coords(obj).copy()
+    activate(obj)
+    obj.skn.method = "BLEND"
+    obj.skn.blend_group = ""
+    result, report = run(bpy.ops.skn.bind)
+    check("Bind of Blend without a group: cancelled", result == {"CANCELLED"} and not obj.skn.bound)
+    check("its report", "Blend Group" in report and "Blend Group" in obj.skn.error, report)
+    check("left as it was", obj.modifiers["Armature"].show_viewport and "skn_rest" not in obj.data.attributes and
+          numpy.array_equal(coords(obj), rest))
+    bare = mesh("NoGroups", arm, groups=False)
+    activate(bare)
+    result, report = run(bpy.ops.skn.bind)
+    check("Bind of a mesh without deform groups: cancelled", result == {"CANCELLED"} and not bare.skn.bound)
+    check("its report", "no vertex weighted to a deform bone" in report, report)
+
+
+def preserve_volume_default(addon):
+    scene = bpy.context.scene
+    arm = rig("Volume")
+    obj = mesh("Volume", arm)
+    obj.modifiers["Armature"].use_deform_preserve_volume = True
+    scene.frame_set(10)
+    want = evaluated(obj)
+    scene.frame_set(1)
+    activate(obj)
+    bpy.ops.skn.bind()
+    scene.frame_set(10)
+    check("Bind follows Preserve Volume: Dual Quaternion", obj.skn.method == "DQS")
+    check("and deforms as the modifier with it", numpy.abs(coords(obj) - want).max() < 1e-5)
+    bpy.ops.skn.unbind()
+    other = mesh("Chosen", arm)
+    other.modifiers["Armature"].use_deform_preserve_volume = True
+    other.skn.method = "LINEAR"  # the user's choice wins
+    activate(other)
+    bpy.ops.skn.bind()
+    check("a method the user chose is kept", other.skn.method == "LINEAR")
+    bpy.ops.skn.unbind()
+
+
+def skin_object_names(addon, obj):
+    lower = addon.skin_object(obj, "lbs")
+    check("skin_object: names in any case", numpy.array_equal(lower, addon.skin_object(obj, "LINEAR")) and
+          numpy.array_equal(addon.skin_object(obj, "Dqs"), addon.skin_object(obj, "DQS")))
+    try:
+        addon.skin_object(obj, "BLEND")
+        check("skin_object: Blend without a group refused", False)
+    except ValueError as e:
+        check("skin_object: Blend without a group refused", "blend_group" in str(e), str(e))
+    try:
+        addon.skin_object(obj, "spline")
+        check("skin_object: an unknown name refused", False)
+    except ValueError as e:
+        check("skin_object: an unknown name refused", "LINEAR, DQS, BLEND, COR" in str(e), str(e))
+
+
+def saved_while_bound(zip_path):
+    """Bound meshes (a modifier's and a parent's) saved; the file opened without the add-on."""
+    scene = bpy.context.scene
+    arm = rig("Saved")
+    by_mod, by_parent = mesh("SavedMod", arm), mesh("SavedParent", arm, "parent")
+    scene.frame_set(10)
+    want = {o.name: evaluated(o) for o in (by_mod, by_parent)}
+    scene.frame_set(1)
+    for o in (by_mod, by_parent):
+        activate(o)
+        bpy.ops.skn.bind()
+    scene.frame_set(10)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "bound.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        check("saving: still bound and deformed", by_mod.skn.bound and not by_mod.modifiers["Armature"].show_viewport
+              and by_parent.parent_type == "OBJECT")
+        bpy.ops.preferences.addon_disable(module="skn_blender")
+        bpy.ops.wm.open_mainfile(filepath=path)
+        mod_obj, parent_obj = bpy.data.objects["SavedMod"], bpy.data.objects["SavedParent"]
+        bpy.context.scene.frame_set(10)
+        check("opened without the add-on: the Armature modifier on", mod_obj.modifiers["Armature"].show_viewport
+              and mod_obj.modifiers["Armature"].show_render)
+        check("opened without the add-on: Armature Deform parenting back", parent_obj.parent_type == "ARMATURE")
+        for o in (mod_obj, parent_obj):
+            worst = float(numpy.abs(evaluated(o) - want[o.name]).max())
+            check(f"opened without the add-on: {o.name} follows the armature", worst < 1e-5, f"max {worst:.2e}")
+        bpy.ops.preferences.addon_enable(module="skn_blender")
+        mod_obj = bpy.data.objects["SavedMod"]
+        bpy.context.scene.frame_set(10)  # the first change after enabling (in the UI, a timer does it at once)
+        check("the add-on enabled again takes the binding over", mod_obj.skn.bound and
+              not mod_obj.modifiers["Armature"].show_viewport and
+              numpy.abs(coords(mod_obj) - want["SavedMod"]).max() < 1e-5)
+
+
+def main():
+    zip_path = install_addon()
+    import skn_blender
+    obj, _ = parented_without_modifier(skn_blender)
+    settings_after_bind(skn_blender)
+    bind_refusals()
+    preserve_volume_default(skn_blender)
+    skin_object_names(skn_blender, obj)
+    saved_while_bound(zip_path)
+    finish("blender-setups")
+
+
+main()

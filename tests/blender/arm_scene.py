@@ -1,0 +1,102 @@
+"""arm_scene.py — what the add-on's Blender tests share: their checks and
+tally, the mesh's coordinates (stored, as Blender draws them, in world
+space), and the scene they pose — an arm of two bones under a cylinder
+weighted along them, its forearm keyed from rest (frame 1) to a pose
+(frame 10). Imported by the scripts beside it, which put their folder on sys.path."""
+import math
+import sys
+
+import numpy
+
+numpy.bool = bool  # Blender 3.4's bundled code still names numpy.bool
+
+import bpy  # noqa: E402
+
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(bool(ok))
+    print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}")
+
+
+def finish(suite):
+    """Prints "SUITE: N passed, N failed" and exits Blender with the verdict."""
+    failed = results.count(False)
+    print(f"{suite}: {len(results) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+def install_addon():
+    """Installs and enables the zip named after "--" on Blender's command line; returns its path."""
+    zip_path = sys.argv[sys.argv.index("--") + 1]
+    bpy.ops.preferences.addon_install(filepath=zip_path, overwrite=True)
+    bpy.ops.preferences.addon_enable(module="skn_blender")
+    return zip_path
+
+
+def coords(obj):
+    """The mesh's stored vertex coordinates, (n, 3) float32, object space."""
+    co = numpy.empty(len(obj.data.vertices) * 3, numpy.float32)
+    obj.data.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)
+
+
+def evaluated(obj):
+    """The mesh as Blender draws it (modifiers and Armature Deform applied), object space."""
+    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    mesh = ev.to_mesh()
+    co = numpy.empty(len(mesh.vertices) * 3, numpy.float32)
+    mesh.vertices.foreach_get("co", co)
+    ev.to_mesh_clear()
+    return co.reshape(-1, 3)
+
+
+def world(obj, co):
+    m = numpy.array(obj.matrix_world)
+    return co @ m[:3, :3].T + m[:3, 3]
+
+
+def arm_rig(name, pose):
+    """An armature "NAMERig" of two bones along +X, upper (0..1) and fore (1..2);
+    the forearm keyed from rest at frame 1 to the quaternion `pose` at frame 10."""
+    data = bpy.data.armatures.new(name + "Rig")
+    arm = bpy.data.objects.new(name + "Rig", data)
+    bpy.context.scene.collection.objects.link(arm)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    up = data.edit_bones.new("upper")
+    up.head, up.tail = (0, 0, 0), (1, 0, 0)
+    fore = data.edit_bones.new("fore")
+    fore.head, fore.tail, fore.parent = (1, 0, 0), (2, 0, 0), up
+    bpy.ops.object.mode_set(mode="OBJECT")
+    pb = arm.pose.bones["fore"]
+    pb.rotation_mode = "QUATERNION"
+    pb.keyframe_insert("rotation_quaternion", frame=1)
+    pb.rotation_quaternion = pose
+    pb.keyframe_insert("rotation_quaternion", frame=10)
+    return arm
+
+
+def arm_mesh(name, arm, rings, segs, attach="modifier", groups=("upper", "fore")):
+    """A cylinder of radius 0.25 along the bones, weighted to the groups named
+    `groups` (blended over the elbow, x in 0.7..1.3), attached to `arm` by an
+    Armature modifier or by parenting with Armature Deform ("parent")."""
+    verts = [(2 * i / (rings - 1), 0.25 * math.cos(2 * math.pi * j / segs), 0.25 * math.sin(2 * math.pi * j / segs))
+             for i in range(rings) for j in range(segs)]
+    faces = [(i * segs + j, i * segs + (j + 1) % segs, (i + 1) * segs + (j + 1) % segs, (i + 1) * segs + j)
+             for i in range(rings - 1) for j in range(segs)]
+    data = bpy.data.meshes.new(name)
+    data.from_pydata(verts, [], faces)
+    obj = bpy.data.objects.new(name, data)
+    bpy.context.scene.collection.objects.link(obj)
+    if attach == "modifier":
+        obj.modifiers.new("Armature", "ARMATURE").object = arm
+    else:
+        obj.parent, obj.parent_type = arm, "ARMATURE"
+    gu, gf = obj.vertex_groups.new(name=groups[0]), obj.vertex_groups.new(name=groups[1])
+    for i, v in enumerate(verts):
+        s = min(1, max(0, (v[0] - 0.7) / 0.6))
+        gu.add([i], 1 - s, "REPLACE")
+        gf.add([i], s, "REPLACE")
+    return obj
