@@ -3,17 +3,19 @@
 # make            build/libskn.so.1 (+ libskn.so) and the programs
 # make check      install missing Debian packages, build, run every test
 # make demo       build, skin a procedural arm and a glTF model, write pictures
-# make install    PREFIX=/usr/local: headers, library, GL adapter, pkg-config file, Python package
+# make install    PREFIX=/usr/local: headers, library, GL and libffi adapters, skn.hpp, pkg-config file, Python and Lua packages
 # make bench      the benchmark: bandwidth probe, every kernel vs the scalar reference
 # make check-threads  the unit tests under ThreadSanitizer (make check runs tests/threads under it)
 # make fuzz       FUZZ_SECONDS=N: each fuzz target (tests/fuzz) on every core; make fuzz-build: them alone
 # make blender-addon   build/skn_blender.zip for Blender's Preferences > Add-ons > Install
+# make ffi        build/libskn_ffi.a, skn through libffi (plugins/ffi); make node-deps: plugins/node's packages
 
 PYTHON ?= /usr/bin/python3
 CC ?= cc
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
+LUADIR ?= $(PREFIX)/share/lua/5.1
 BUILD ?= build
 
 # Builds use every core unless told otherwise (`make -j1` wins): the kernels
@@ -81,10 +83,11 @@ ADDON := $(BUILD)/skn_blender.zip
 CLI := $(BUILD)/bin/skn
 CLI_SRC := $(wildcard plugins/cli/*.c)
 
-.PHONY: all lib gl python fuzz fuzz-build blender-addon bench bench-blender check check-threads test demo install uninstall deps abi-baseline clean help
-all: lib gl $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON) $(BUILD)/stripped/$(SONAME)
+.PHONY: all lib gl ffi node-deps python fuzz fuzz-build blender-addon bench bench-blender check check-threads test demo install uninstall deps abi-baseline clean help
+all: lib gl ffi $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON) $(BUILD)/stripped/$(SONAME)
 lib: $(LIB) $(BUILD)/libskn.so
 gl: $(GL_LIB)
+ffi: $(FFI_LIB)
 
 # The OpenGL adapter (plugins/gl): a static library a host links beside
 # libskn. It loads GL (and, for headless programs, EGL) at run time, so it
@@ -96,6 +99,19 @@ $(BUILD)/obj/gl/%.o: plugins/gl/%.c plugins/gl/*.h abi/skn.h
 $(GL_LIB): $(GL_OBJ)
 	rm -f $@
 	ar rcs $@ $(GL_OBJ)
+
+# The libffi adapter (plugins/ffi): a static library that loads libskn at
+# run time and calls it through libffi. It never sees skn.h (no -Iabi).
+FFI_SRC := $(wildcard plugins/ffi/*.c)
+FFI_OBJ := $(patsubst plugins/ffi/%.c,$(BUILD)/obj/ffi/%.o,$(FFI_SRC))
+FFI_LIB := $(BUILD)/libskn_ffi.a
+FFI_CFLAGS := -std=c99 $(CFLAGS) $(SAN) $(WARN) -D_POSIX_C_SOURCE=200809L -Iplugins/ffi
+$(BUILD)/obj/ffi/%.o: plugins/ffi/%.c plugins/ffi/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(FFI_CFLAGS) -fPIC -c $< -o $@
+$(FFI_LIB): $(FFI_OBJ)
+	rm -f $@
+	ar rcs $@ $(FFI_OBJ)
 
 # Each object depends on the headers it includes (-MMD: the compiler lists
 # them in a .d file beside it), so that editing one kernel family's header
@@ -163,6 +179,41 @@ bench-blender: deps
 	  -- $(abspath $(ADDON)) 2>&1 | grep -E '^(machine|mesh|method|Linear|Preserve)'
 
 # ---- tests ----
+# The header's layouts as the compiler lays them out (scripts/abi_layouts):
+# what every language adapter's declarations are compared with.
+$(BUILD)/abi/layouts.txt: $(BUILD)/abi/layouts
+	$< > $@
+$(BUILD)/abi/layouts: abi/skn.h scripts/abi_layouts scripts/skn_header.py $(BUILD)/libskn.so
+	@mkdir -p $(dir $@)
+	$(PYTHON) scripts/abi_layouts abi/skn.h > $@.c
+	$(CC) -std=c11 $(CFLAGS) $(WARN) -Iabi $@.c $(PROG_LDFLAGS) -o $@
+
+# The C++ wrapper's test (plugins/cpp): with exceptions, and without as
+# many plugin hosts are built.
+CXX_TEST := $(CXX) -std=c++17 $(CFLAGS) $(SAN) $(WARN) -Iabi -Iplugins/cpp
+$(BUILD)/tests/cpp: plugins/cpp/tests/test_skn.cpp plugins/cpp/skn.hpp tests/adapters/expect.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/tests
+	$(CXX_TEST) -Itests/adapters $< $(PROG_LDFLAGS) -o $@
+$(BUILD)/tests/cpp-no-exceptions: plugins/cpp/tests/test_skn.cpp plugins/cpp/skn.hpp tests/adapters/expect.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/tests
+	$(CXX_TEST) -Itests/adapters -fno-exceptions $< $(PROG_LDFLAGS) -o $@
+
+# The libffi adapter's test: only skn_ffi.h, every call through ffi_call.
+$(BUILD)/tests/ffi: plugins/ffi/tests/test_ffi.c plugins/ffi/skn_ffi.h tests/adapters/expect.h $(FFI_LIB) | $(BUILD)/tests
+	$(CC) $(FFI_CFLAGS) -Wno-missing-field-initializers -Itests/adapters $< $(FFI_LIB) -lffi -ldl -lm -o $@
+
+# The Node package's dependencies, from its lockfile (koffi's prebuilt
+# binary comes as an npm package; no install script is run).
+node-deps: plugins/node/node_modules/.package-lock.json
+plugins/node/node_modules/.package-lock.json: plugins/node/package.json plugins/node/package-lock.json
+	cd plugins/node && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+
+# The C library's own outputs for the adapters' tests to match (tests/adapters).
+$(BUILD)/tests/adapter_reference: tests/adapters/reference.c tests/unit/testlib.c tests/unit/testlib.h abi/skn.h \
+  $(BUILD)/libskn.so | $(BUILD)/tests
+	$(CC) $(PROG_CFLAGS) $(CHECK_CFLAGS) -Itests/unit $< tests/unit/testlib.c $(PROG_LDFLAGS) $(CHECK_LIBS) -o $@
+$(BUILD)/adapters/cases.txt: $(BUILD)/tests/adapter_reference
+	@rm -rf $(dir $@) && mkdir -p $(dir $@)
+	$< $(dir $@) data/gltf
+
 $(BUILD)/tests/unit: $(TEST_SRC) tests/unit/*.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/tests
 	$(CC) $(PROG_CFLAGS) $(CHECK_CFLAGS) $(TEST_SRC) $(PROG_LDFLAGS) $(CHECK_LIBS) -o $@
 
@@ -218,9 +269,10 @@ deps:
 
 check: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/tests/unit $(BUILD)/tests/gl $(BUILD)/tests/abi_client $(BUILD)/tests/replay \
-	  $(BUILD)/tests/threads $(BUILD)/tests/old_client
+	  $(BUILD)/tests/threads $(BUILD)/tests/old_client $(BUILD)/abi/layouts.txt $(BUILD)/adapters/cases.txt \
+	  $(BUILD)/tests/ffi $(BUILD)/tests/cpp $(BUILD)/tests/cpp-no-exceptions node-deps
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN="$(SAN_FLAGS)" CFLAGS="-O1 -g" $(BUILD)/san/tests/unit $(BUILD)/san/tests/gl \
-	  $(BUILD)/san/tests/replay
+	  $(BUILD)/san/tests/replay $(BUILD)/san/tests/ffi $(BUILD)/san/tests/cpp
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN="-fsanitize=thread" CFLAGS="-O1 -g" $(BUILD)/tsan/tests/threads
 	@$(MAKE) --no-print-directory fuzz-build
 	@PYTHON=$(PYTHON) BUILD=$(BUILD) tests/run-all
@@ -253,9 +305,12 @@ $(STRIPPED): $(LIB)
 # Debian's interpreters look in PREFIX/lib/pythonX.Y/dist-packages (/usr/local included).
 PYTHON_SITE ?= $(shell $(PYTHON) -c "import sys; print('$(PREFIX)/lib/python%d.%d/dist-packages' % sys.version_info[:2])")
 
-install: lib gl $(STRIPPED) $(CLI)
+install: lib gl ffi $(STRIPPED) $(CLI)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/.debug $(DESTDIR)$(INCLUDEDIR) \
-	  $(DESTDIR)$(PYTHON_SITE)/skn $(DESTDIR)$(PREFIX)/bin
+	  $(DESTDIR)$(PYTHON_SITE)/skn $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LUADIR)/skn
+	install -m 644 plugins/cpp/skn.hpp plugins/ffi/skn_ffi.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(FFI_LIB) $(DESTDIR)$(LIBDIR)/libskn_ffi.a
+	install -m 644 plugins/lua/skn/init.lua plugins/lua/skn/cdef.lua $(DESTDIR)$(LUADIR)/skn/
 	install -m 644 $(PY_SRC) $(DESTDIR)$(PYTHON_SITE)/skn/
 	install -m 644 abi/skn.h plugins/gl/skn_gl.h plugins/gl/skn_egl.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(GL_LIB) $(DESTDIR)$(LIBDIR)/libskn_gl.a
@@ -267,6 +322,8 @@ install: lib gl $(STRIPPED) $(CLI)
 	    -e 's|@VERSION@|$(VERSION)|' abi/skn.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/skn.pc
 
 uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/skn.hpp $(DESTDIR)$(INCLUDEDIR)/skn_ffi.h $(DESTDIR)$(LIBDIR)/libskn_ffi.a
+	rm -rf $(DESTDIR)$(LUADIR)/skn
 	rm -f $(DESTDIR)$(INCLUDEDIR)/skn.h $(DESTDIR)$(INCLUDEDIR)/skn_gl.h $(DESTDIR)$(INCLUDEDIR)/skn_egl.h \
 	      $(DESTDIR)$(LIBDIR)/libskn_gl.a $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libskn.so \
 	      $(DESTDIR)$(LIBDIR)/.debug/$(SONAME).debug $(DESTDIR)$(PREFIX)/bin/skn \

@@ -162,12 +162,13 @@ class Rig:
         return Pose(self)
 
     def skin(self, pose, method="lbs", out=None, normals=None, tangents=None, first_vertex=0, vertex_count=0,
-             threads=0, dqs_scale="polar"):
+             threads=0, dqs_scale="polar", stores="auto"):
         """Deforms vertices [first_vertex, first_vertex + vertex_count) (0: to the end) into `out`, an
         array of (vertex_count, 3) float32 rows addressed by absolute vertex index — written in place,
         without a copy, when its rows are float32 and each row's 3 floats are contiguous (a row stride
         is fine: a view into an interleaved buffer works); other float arrays of that shape get a copy
         written back. `normals` / `tangents`: True for new arrays, or arrays to write into, likewise.
+        `stores`: "auto", "cached" or "streaming" (skn_stores; the same bits either way).
         Returns out, or (out, normals, tangents) when asked for them."""
         if pose is None or not isinstance(pose, Pose):
             raise _args.bad_type(f"pose must be a skn.Pose of this rig, not {type(pose).__name__}")
@@ -185,7 +186,8 @@ class Rig:
                           first_vertex=_args.count(first_vertex, "first_vertex"),
                           vertex_count=_args.count(vertex_count, "vertex_count"),
                           threads=_args.count(threads, "threads"),
-                          dqs_scale=_args.name(dqs_scale, _abi.DQS_SCALES, "dqs_scale"))
+                          dqs_scale=_args.name(dqs_scale, _abi.DQS_SCALES, "dqs_scale"),
+                          stores=_args.name(stores, _abi.STORES, "stores"))
         d.positions, d.normals, d.tangents = (_abi.Attrib(o[1].ctypes.data, o[1].strides[0]) if o else _abi.Attrib()
                                               for o in outs)
         _check(_lib.skn_skin(self._handle, pose._handle, ctypes.byref(d)))

@@ -19,6 +19,7 @@ METHODS = {"lbs": 0, "lbs-quat": 1, "dqs": 2, "blend": 3, "cor": 4}
 DQS_SCALES = {"polar": 0, "keep-y": 1}
 WEIGHT_MODES = {"normalize": 0, "as-given": 1, "require-unit": 2}
 LAYOUTS = {"full": 0, "compact": 1}
+STORES = {"auto": 0, "cached": 1, "streaming": 2}
 PALETTES = {"mat4": (0, 16), "rows3x4": (1, 12), "normal-rows3x4": (2, 12), "dual-quat": (3, 8),
             "dual-quat-scale": (4, 20), "dual-quat-scale-keep-y": (5, 20)}
 RIG_HAS_NORMALS, RIG_HAS_TANGENTS, RIG_HAS_BLEND_WEIGHTS, RIG_HAS_CENTERS, RIG_COMPACT = 1, 2, 4, 8, 16
@@ -59,7 +60,7 @@ class SkinDesc(ctypes.Structure):
     _fields_ = [
         ("struct_size", ctypes.c_uint32), ("method", ctypes.c_uint32), ("first_vertex", ctypes.c_uint32),
         ("vertex_count", ctypes.c_uint32), ("positions", Attrib), ("normals", Attrib), ("tangents", Attrib),
-        ("threads", ctypes.c_uint32), ("dqs_scale", ctypes.c_uint32),
+        ("threads", ctypes.c_uint32), ("dqs_scale", ctypes.c_uint32), ("stores", ctypes.c_uint32),
     ]
 
 
@@ -128,7 +129,7 @@ PROTOTYPES = {
     "skn_get_simd": (ctypes.c_uint32, []),
     # 1.1
     "skn_set_error": (ctypes.c_uint32, [ctypes.c_uint32, ctypes.c_char_p]),
-    "skn_glsl_source": (ctypes.c_uint32, [ctypes.POINTER(GpuDesc), ctypes.c_char_p, ctypes.c_size_t,
+    "skn_glsl_source": (ctypes.c_uint32, [ctypes.POINTER(GpuDesc), ctypes.c_void_p, ctypes.c_size_t,
                                           ctypes.POINTER(ctypes.c_size_t)]),
     "skn_gpu_layout_get": (ctypes.c_uint32, [ctypes.POINTER(GpuDesc), ctypes.POINTER(GpuLayout)]),
     "skn_pose_gpu_palette": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuDesc), _P, ctypes.c_size_t]),

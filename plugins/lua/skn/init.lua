@@ -1,0 +1,406 @@
+-- skn for LuaJIT: libskn through the FFI, with Lua's errors and finalisers.
+--
+--   local skn = require("skn")            -- loads $SKN_LIBRARY, else libskn.so.1
+--   local rig = skn.bind{ bind_matrices = m, parents = p, positions = v, joints = j, weights = w }
+--   local pose = rig:pose()
+--   pose:set_local(0, locals)              -- 10 floats a joint: translation, rotation xyzw, scale
+--   local out = rig:skin(pose, { method = "dqs" })   -- a new float[3 * vertices]
+--
+-- The declarations are abi/skn.h's own, generated into skn/cdef.lua by
+-- scripts/lua_cdef. Arrays are FFI arrays (skn.floats(n), ffi.new("float[?]",
+-- n)) or Lua tables of numbers (copied); a pointer has no length, so it is
+-- refused: every array's length is checked against the counts it goes with
+-- before C is called. Outputs are FFI float arrays, written in place.
+-- Indices (joints, vertices, primitives, animations) are skn's, from 0.
+-- Errors are raised as tables {status = "SKN_ERR_...", message = "..."}
+-- whose tostring is "STATUS: message". Rigs, poses and documents are freed
+-- by their finalisers (ffi.gc), or at once by :destroy() / :close().
+local ffi = require("ffi")
+ffi.cdef(require("skn.cdef"))
+
+local lib = ffi.load(os.getenv("SKN_LIBRARY") or "libskn.so.1")
+local skn = {}
+
+local Error = {}
+Error.__index = Error
+Error.__tostring = function(e) return e.status .. ": " .. e.message end
+skn.Error = Error
+
+local function raise(status, message)
+  error(setmetatable({ status = status, message = message }, Error), 0)
+end
+local function invalid(message) raise("SKN_ERR_INVALID_ARGUMENT", message) end
+local function check(status)
+  if status ~= 0 then raise(ffi.string(lib.skn_status_name(status)), ffi.string(lib.skn_last_error())) end
+end
+
+local loaded = lib.skn_version()
+if math.floor(loaded / 10000) ~= lib.SKN_VERSION_MAJOR then
+  error(string.format("skn: the loaded libskn is %s, but this module is for ABI %d.x; set SKN_LIBRARY",
+    ffi.string(lib.skn_version_string()), lib.SKN_VERSION_MAJOR), 0)
+end
+skn.version = ffi.string(lib.skn_version_string())
+skn.lib = lib -- the raw calls, for what this module does not wrap
+
+-- Names for the enums, as the Python package spells them (any case).
+local METHODS = { lbs = 0, ["lbs-quat"] = 1, dqs = 2, blend = 3, cor = 4 }
+local SPLITS = { polar = 0, ["keep-y"] = 1 }
+local STORES = { auto = 0, cached = 1, streaming = 2 }
+local LAYOUTS = { full = 0, compact = 1 }
+local WEIGHT_MODES = { normalize = 0, ["as-given"] = 1, ["require-unit"] = 2 }
+local PALETTES = { mat4 = { 0, 16 }, rows3x4 = { 1, 12 }, ["normal-rows3x4"] = { 2, 12 },
+  ["dual-quat"] = { 3, 8 }, ["dual-quat-scale"] = { 4, 20 }, ["dual-quat-scale-keep-y"] = { 5, 20 } }
+local DIALECTS = { ["330"] = 0, ["300 es"] = 1 }
+local GLSL_PALETTES = { ["uniform-block"] = 0, ["texture-buffer"] = 1, ["texture-2d"] = 2 }
+
+-- The tables, for the layout test (each must cover its enum in skn.h).
+skn.names = { skn_method = METHODS, skn_dqs_scale = SPLITS, skn_stores = STORES, skn_bind_layout = LAYOUTS,
+  skn_weight_mode = WEIGHT_MODES, skn_palette_format = PALETTES, skn_glsl_dialect = DIALECTS,
+  skn_glsl_palette = GLSL_PALETTES }
+
+local function choice(value, options, what, default)
+  if value == nil then value = default end
+  local v = type(value) == "string" and options[value:lower()]
+  if not v then
+    local valid = {}
+    for k in pairs(options) do valid[#valid + 1] = '"' .. k .. '"' end
+    table.sort(valid)
+    invalid(string.format("%s: %s is not one of %s", what, tostring(value), table.concat(valid, ", ")))
+  end
+  return v
+end
+
+local function index(x, what)
+  if x == nil then return 0 end
+  if type(x) ~= "number" or x ~= math.floor(x) or x < 0 or x > 0xFFFFFFFF then
+    invalid(string.format("%s: %s is not an index (an integer in [0, 2^32))", what, tostring(x)))
+  end
+  return x
+end
+
+-- An array argument: (cdata pointer, element count), or nil, 0.
+-- `elem` is "float", "uint32_t" or "int32_t". A table is copied into a new
+-- array (kept alive by the caller's `keep`); an FFI array is used in place.
+local CDATA_ELEMS = { float = "float", ["unsigned int"] = "uint32_t", int = "int32_t" }
+local function array(x, elem, what, keep)
+  if x == nil then return nil, 0 end
+  if type(x) == "table" then
+    local n = #x
+    local a = ffi.new(elem .. "[?]", n)
+    local integral = elem ~= "float"
+    for i = 1, n do
+      local v = x[i]
+      if type(v) ~= "number" or (integral and v ~= math.floor(v)) then
+        invalid(string.format("%s: element %d is %s, not %s", what, i, tostring(v), integral and "an integer" or "a number"))
+      end
+      if elem == "uint32_t" and v < 0 then invalid(string.format("%s: element %d is negative", what, i)) end
+      a[i - 1] = v
+    end
+    keep[#keep + 1] = a
+    return a, n
+  end
+  if type(x) == "cdata" then
+    local name = tostring(ffi.typeof(x)):match("^ctype<(.-) %[.*%]>$")
+    name = name and name:gsub("^const ", "")
+    if not name then
+      invalid(what .. ": " .. tostring(ffi.typeof(x)) .. " has no length; pass an array (skn.floats(n)) or a table")
+    end
+    if CDATA_ELEMS[name] ~= elem then invalid(string.format("%s: an array of %s, expected %s", what, name, elem)) end
+    keep[#keep + 1] = x
+    return x, ffi.sizeof(x) / ffi.sizeof(elem)
+  end
+  invalid(string.format("%s: expected an array of %s or a table, not a %s", what, elem, type(x)))
+end
+
+local function exactly(n, want, what)
+  if n ~= 0 and n ~= want then
+    invalid(string.format("%s: %d elements, expected %d (or none)", what, n, want))
+  end
+end
+
+-- An output: an FFI float array of at least `need` floats, or a new one.
+local function output(x, need, total, what, keep)
+  if x == nil then return ffi.new("float[?]", total), total end
+  local a, n = array(x, "float", what, keep)
+  if type(x) == "table" then invalid(what .. ": an output must be an FFI float array (skn.floats(n))") end
+  if n < need then invalid(string.format("%s: %d floats, the range needs %d", what, n, need)) end
+  return a, n
+end
+
+function skn.floats(n) return ffi.new("float[?]", n) end
+
+-- ---- rigs and poses ----
+local Rig, Pose, Gltf = {}, {}, {}
+Rig.__index, Pose.__index, Gltf.__index = Rig, Pose, Gltf
+
+local function handle(obj, kind, what)
+  if getmetatable(obj) ~= kind then invalid(what .. ": expected a skn " .. what .. ", not " .. tostring(obj)) end
+  if obj._h == nil then invalid(what .. ": used after destroy()") end
+  return obj._h
+end
+
+local function adopt_rig(h)
+  local info = ffi.new("skn_rig_info")
+  info.struct_size = ffi.sizeof(info)
+  check(lib.skn_rig_info_get(h, info))
+  local flags = info.flags
+  return setmetatable({ _h = ffi.gc(h, lib.skn_rig_destroy), _poses = 0, joint_count = info.joint_count,
+    vertex_count = info.vertex_count, influence_count = info.influence_count, flags = flags,
+    has_normals = bit.band(flags, lib.SKN_RIG_HAS_NORMALS) ~= 0,
+    has_tangents = bit.band(flags, lib.SKN_RIG_HAS_TANGENTS) ~= 0 }, Rig)
+end
+
+-- skn_bind from a table of arrays; the joint count is bind_matrices' (or
+-- inverse_bind_matrices') length / 16, the vertex count positions' / 3.
+function skn.bind(t)
+  local keep = {}
+  local bm, nbm = array(t.bind_matrices, "float", "bind_matrices", keep)
+  local ibm, nibm = array(t.inverse_bind_matrices, "float", "inverse_bind_matrices", keep)
+  if (nbm == 0) == (nibm == 0) then invalid("give exactly one of bind_matrices and inverse_bind_matrices") end
+  if (nbm + nibm) % 16 ~= 0 then invalid(string.format("bind matrices: %d floats, not 16 a joint", nbm + nibm)) end
+  local pos, npos = array(t.positions, "float", "positions", keep)
+  if npos == 0 or npos % 3 ~= 0 then invalid(string.format("positions: %d floats, not 3 a vertex", npos)) end
+  local j, v = (nbm + nibm) / 16, npos / 3
+  local d = ffi.new("skn_bind_desc")
+  d.struct_size = ffi.sizeof(d)
+  d.joint_count, d.vertex_count = j, v
+  d.bind_matrices, d.inverse_bind_matrices, d.positions.data = bm, ibm, pos
+  local n
+  d.parents, n = array(t.parents, "int32_t", "parents", keep); exactly(n, j, "parents")
+  d.normals.data, n = array(t.normals, "float", "normals", keep); exactly(n, 3 * v, "normals")
+  d.tangents.data, n = array(t.tangents, "float", "tangents", keep); exactly(n, 4 * v, "tangents")
+  d.blend_weights, n = array(t.blend_weights, "float", "blend_weights", keep); exactly(n, v, "blend_weights")
+  local tris, ntris = array(t.triangles, "uint32_t", "triangles", keep)
+  if ntris % 3 ~= 0 then invalid(string.format("triangles: %d indices, not 3 a triangle", ntris)) end
+  d.triangles, d.triangle_count = tris, ntris / 3
+  local k = index(t.influences_per_vertex or 4, "influences_per_vertex")
+  local want = k * v
+  if t.influence_offsets ~= nil then
+    local off, noff = array(t.influence_offsets, "uint32_t", "influence_offsets", keep)
+    if noff ~= v + 1 then invalid(string.format("influence_offsets: %d, expected vertices + 1 = %d", noff, v + 1)) end
+    d.influence_offsets, want = off, off[v]
+  end
+  local nj, nw
+  d.influence_joints, nj = array(t.joints, "uint32_t", "joints", keep)
+  d.influence_weights, nw = array(t.weights, "float", "weights", keep)
+  if nj ~= want or nw ~= want then
+    invalid(string.format("joints and weights: %d and %d, expected %d each", nj, nw, want))
+  end
+  d.influences_per_vertex = k
+  d.weight_mode = choice(t.weight_mode, WEIGHT_MODES, "weight_mode", "normalize")
+  d.layout = choice(t.layout, LAYOUTS, "layout", "full")
+  d.max_influences = index(t.max_influences, "max_influences")
+  d.min_weight = t.min_weight or 0
+  local out = ffi.new("skn_rig*[1]")
+  check(lib.skn_bind(d, out))
+  return adopt_rig(out[0])
+end
+
+function Rig:destroy()
+  if self._h == nil then return end
+  if self._poses > 0 then invalid(string.format("rig: %d poses of it are alive; destroy them first", self._poses)) end
+  lib.skn_rig_destroy(ffi.gc(self._h, nil))
+  self._h = nil
+end
+
+function Rig:pose()
+  local rh = handle(self, Rig, "rig")
+  local out = ffi.new("skn_pose*[1]")
+  check(lib.skn_pose_create(rh, out))
+  local rig = self -- the finaliser holds the rig, which so outlives its poses
+  self._poses = self._poses + 1
+  return setmetatable({ _h = ffi.gc(out[0], function(p)
+    lib.skn_pose_destroy(p)
+    rig._poses = rig._poses - 1
+  end), rig = self }, Pose)
+end
+
+function Pose:destroy()
+  if self._h == nil then return end
+  lib.skn_pose_destroy(ffi.gc(self._h, nil))
+  self._h = nil
+  self.rig._poses = self.rig._poses - 1
+end
+
+-- Joints [first, first + n) from parent-relative transforms: 10 floats a
+-- joint (translation xyz, rotation xyzw, scale xyz), or skn_transform[n].
+function Pose:set_local(first, local_transforms)
+  local ph, keep = handle(self, Pose, "pose"), {}
+  local a, n
+  if type(local_transforms) == "cdata" and ffi.istype("skn_transform[?]", local_transforms) then
+    a, n = local_transforms, ffi.sizeof(local_transforms) / 40
+  else
+    a, n = array(local_transforms, "float", "local", keep)
+    if n % 10 ~= 0 then invalid(string.format("local: %d floats, not 10 a joint", n)) end
+    n = n / 10
+  end
+  check(lib.skn_pose_set_local(ph, index(first, "first"), n, ffi.cast("const skn_transform *", a)))
+end
+
+-- Joints [first, first + n) from joint -> model matrices, 16 floats each.
+function Pose:set_model(first, matrices)
+  local ph, keep = handle(self, Pose, "pose"), {}
+  local a, n = array(matrices, "float", "matrices", keep)
+  if n % 16 ~= 0 then invalid(string.format("matrices: %d floats, not 16 a joint", n)) end
+  check(lib.skn_pose_set_model(ph, index(first, "first"), n / 16, a))
+end
+
+-- The palette in a format ("mat4", "rows3x4", ...), into dst or a new array.
+function Pose:palette(format, dst)
+  local ph, keep = handle(self, Pose, "pose"), {}
+  local f = choice(format, PALETTES, "format", "mat4")
+  local need = f[2] * self.rig.joint_count
+  local a, n = output(dst, need, need, "dst", keep)
+  check(lib.skn_pose_palette(ph, f[1], a, n * 4))
+  return a
+end
+
+-- Deforms vertices [first_vertex, first_vertex + vertex_count) into
+-- o.positions (and o.normals, o.tangents: arrays, or true for new ones),
+-- addressed by absolute vertex index. Returns positions, normals, tangents.
+function Rig:skin(pose, o)
+  o = o or {}
+  local rh, ph, keep = handle(self, Rig, "rig"), handle(pose, Pose, "pose"), {}
+  local v = self.vertex_count
+  local first, count = index(o.first_vertex, "first_vertex"), index(o.vertex_count, "vertex_count")
+  local e = count ~= 0 and first + count or v
+  local need = math.min(e, v)
+  local d = ffi.new("skn_skin_desc")
+  d.struct_size = ffi.sizeof(d)
+  d.method = choice(o.method, METHODS, "method", "lbs")
+  d.dqs_scale = choice(o.dqs_scale, SPLITS, "dqs_scale", "polar")
+  d.stores = choice(o.stores, STORES, "stores", "auto")
+  d.first_vertex, d.vertex_count, d.threads = first, count, index(o.threads, "threads")
+  local p = output(o.positions, 3 * need, 3 * v, "positions", keep)
+  local n, t
+  if o.normals then
+    if not self.has_normals then invalid("normals: this rig was bound without normals") end
+    n = output(o.normals ~= true and o.normals or nil, 3 * need, 3 * v, "normals", keep)
+  end
+  if o.tangents then
+    if not self.has_tangents then invalid("tangents: this rig was bound without tangents") end
+    t = output(o.tangents ~= true and o.tangents or nil, 4 * need, 4 * v, "tangents", keep)
+  end
+  d.positions.data, d.normals.data, d.tangents.data = p, n, t
+  check(lib.skn_skin(rh, ph, d))
+  return p, n, t
+end
+
+-- ---- glTF ----
+local function adopt_gltf(out)
+  local info = ffi.new("skn_gltf_info")
+  info.struct_size = ffi.sizeof(info)
+  local h = ffi.gc(out[0], lib.skn_gltf_close)
+  check(lib.skn_gltf_info_get(h, info))
+  return setmetatable({ _h = h, primitive_count = info.primitive_count, skin_count = info.skin_count,
+    animation_count = info.animation_count, node_count = info.node_count, mesh_count = info.mesh_count }, Gltf)
+end
+
+function skn.open(path)
+  if type(path) ~= "string" then invalid("path: expected a string, not a " .. type(path)) end
+  local out = ffi.new("skn_gltf*[1]")
+  check(lib.skn_gltf_open(path, out))
+  return adopt_gltf(out)
+end
+
+-- A .glb, or a .gltf with data: URIs, from a Lua string.
+function skn.open_memory(bytes)
+  if type(bytes) ~= "string" then invalid("bytes: expected a string, not a " .. type(bytes)) end
+  local out = ffi.new("skn_gltf*[1]")
+  check(lib.skn_gltf_open_memory(bytes, #bytes, out))
+  return adopt_gltf(out)
+end
+
+function Gltf:close()
+  if self._h == nil then return end
+  lib.skn_gltf_close(ffi.gc(self._h, nil))
+  self._h = nil
+end
+
+function Gltf:primitive(i)
+  local h, p = handle(self, Gltf, "gltf"), ffi.new("skn_gltf_primitive_info")
+  p.struct_size = ffi.sizeof(p)
+  check(lib.skn_gltf_primitive_info_get(h, index(i, "primitive"), p))
+  return { mesh = p.mesh, primitive_in_mesh = p.primitive_in_mesh, node = p.node, skin = p.skin,
+    vertex_count = p.vertex_count, triangle_count = p.triangle_count, joint_count = p.joint_count,
+    influences_per_vertex = p.influences_per_vertex, mesh_name = ffi.string(p.mesh_name),
+    has_normals = bit.band(p.flags, lib.SKN_GLTF_HAS_NORMALS) ~= 0,
+    has_tangents = bit.band(p.flags, lib.SKN_GLTF_HAS_TANGENTS) ~= 0 }
+end
+
+function Gltf:animation(i)
+  local h, a = handle(self, Gltf, "gltf"), ffi.new("skn_gltf_animation_info")
+  a.struct_size = ffi.sizeof(a)
+  check(lib.skn_gltf_animation_info_get(h, index(i, "animation"), a))
+  return { channel_count = a.channel_count, start = a.start, ["end"] = a["end"], name = ffi.string(a.name) }
+end
+
+-- The first animation of that name, or nil.
+function Gltf:find_animation(name)
+  local h, out = handle(self, Gltf, "gltf"), ffi.new("uint32_t[1]")
+  if type(name) ~= "string" then invalid("name: expected a string") end
+  local s = lib.skn_gltf_find_animation(h, name, out)
+  if s == lib.SKN_ERR_INDEX_OUT_OF_RANGE then return nil end
+  check(s)
+  return out[0]
+end
+
+-- The primitive's triangles: a uint32_t[3 * triangle_count] array.
+function Gltf:triangles(i)
+  local h, n = handle(self, Gltf, "gltf"), self:primitive(i).triangle_count * 3
+  local t = ffi.new("uint32_t[?]", n)
+  check(lib.skn_gltf_triangles(h, i, t, n))
+  return t
+end
+
+function Gltf:bind(o)
+  o = o or {}
+  local h, keep = handle(self, Gltf, "gltf"), {}
+  local d = ffi.new("skn_gltf_bind_desc")
+  d.struct_size = ffi.sizeof(d)
+  d.primitive = index(o.primitive, "primitive")
+  local p = self:primitive(d.primitive)
+  local n
+  d.blend_weights, n = array(o.blend_weights, "float", "blend_weights", keep)
+  exactly(n, p.vertex_count, "blend_weights")
+  d.centers_of_rotation = o.centers_of_rotation and 1 or 0
+  d.max_influences = index(o.max_influences, "max_influences")
+  d.min_weight = o.min_weight or 0
+  d.layout = choice(o.layout, LAYOUTS, "layout", "full")
+  d.max_bytes = o.max_bytes or 0
+  local out = ffi.new("skn_rig*[1]")
+  check(lib.skn_gltf_bind(h, d, out))
+  return adopt_rig(out[0])
+end
+
+-- Poses a rig of `primitive` at `time` seconds of `animation` (nil: the
+-- nodes' own transforms).
+function Gltf:pose(primitive, animation, time, pose)
+  local h, ph = handle(self, Gltf, "gltf"), handle(pose, Pose, "pose")
+  local a = animation == nil and lib.SKN_GLTF_NO_ANIMATION or index(animation, "animation")
+  if type(time) ~= "number" then invalid("time: expected a number") end
+  check(lib.skn_gltf_pose(h, index(primitive, "primitive"), a, time, ph))
+end
+
+-- ---- GPU ----
+-- skn's GLSL (skn_glsl_source) for o.method, o.influences (4 or 8), o.dialect
+-- ("330", "300 es"), o.palette ("uniform-block", ...), o.joint_count, and
+-- o.normals / o.tangents for skn_skin_normal() / skn_skin_tangent().
+function skn.glsl_source(o)
+  local d = ffi.new("skn_gpu_desc")
+  d.struct_size = ffi.sizeof(d)
+  d.method = choice(o.method, METHODS, "method", "lbs")
+  d.dqs_scale = choice(o.dqs_scale, SPLITS, "dqs_scale", "polar")
+  d.influences = index(o.influences or 4, "influences")
+  d.outputs = (o.normals and lib.SKN_GPU_NORMALS or 0) + (o.tangents and lib.SKN_GPU_TANGENTS or 0)
+  d.dialect = choice(o.dialect, DIALECTS, "dialect", "330")
+  d.palette = choice(o.palette, GLSL_PALETTES, "palette", "uniform-block")
+  d.joint_count = index(o.joint_count, "joint_count")
+  local n = ffi.new("size_t[1]")
+  check(lib.skn_glsl_source(d, nil, 0, n))
+  local text = ffi.new("char[?]", n[0] + 1)
+  check(lib.skn_glsl_source(d, text, n[0] + 1, n))
+  return ffi.string(text, n[0])
+end
+
+return skn
