@@ -128,7 +128,7 @@ static int convert(skn_ffi *f, const function_desc *fn, const param *p, const sk
       if (v->kind != SKN_FFI_STR || !v->as.str) return skn_ffi__fail(f, INVALID, "%s: %s: a string is needed", fname, p->name);
       c->ptr = v->as.str;
       return OK;
-    default: { /* a scalar: the record's rules (record.c), through a one-field scratch */
+    default: { /* a scalar: an integer kind that fits, or a float32 for f32 */
       uint64_t u = 0;
       int negative = v->kind == SKN_FFI_I32 && v->as.i32 < 0;
       if (p->kind == K_F32) {

@@ -10,7 +10,7 @@
  *   1. the description (schema.c): every struct field by field, every
  *      function's parameters, every enum constant, as text;
  *   2. the types (types.c): the text becomes ffi_types, whose offsets libffi
- *      computes (ffi_get_struct_offsets) and tests/ffi compares with the
+ *      computes (ffi_get_struct_offsets) and plugins/ffi/tests compares with the
  *      header's own (build/abi/layouts.txt);
  *   3. the values (record.c): structs are records set field by field from
  *      typed values that carry their lengths, as an interpreter's arrays do;
@@ -24,7 +24,11 @@
  *
  * Errors are reported as skn reports its own: a status from skn_status, and
  * the message through the library's skn_set_error, so skn_ffi_last_error()
- * (skn_last_error, called through libffi) reads both kinds. */
+ * (skn_last_error, called through libffi) reads both kinds.
+ *
+ * A skn_ffi and its records belong to one thread at a time (its handle
+ * table has no lock), as an interpreter's state does; open one per thread,
+ * or hold a lock around the calls. */
 #ifndef SKN_FFI_H
 #define SKN_FFI_H
 
