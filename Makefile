@@ -22,7 +22,11 @@ BUILD ?= build
 # are a few large translation units, minutes each, that build side by side.
 # Targets that install packages first (deps) build in a sub-make after it.
 NPROC := $(shell nproc 2>/dev/null || echo 2)
+# Only the top-level make sets it: the makes it starts share its jobserver,
+# so that make check's four build trees (below) keep both cores busy.
+ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(NPROC)
+endif
 
 VERSION := 1.1.0
 SONAME := libskn.so.1
@@ -267,15 +271,24 @@ $(BUILD)/tests/abi_client: tests/abi/abi_client.c abi/skn.h | $(BUILD)/tests
 deps:
 	@scripts/install-deps
 
+# make check builds four trees side by side — the plain build, ASan+UBSan
+# (build/san), ThreadSanitizer (build/tsan) and the fuzzers' clang build —
+# sharing one jobserver: each tree ends on a few large kernel files, and
+# built one after another they left a core idle for minutes. Then the tests.
 check: deps
+	@$(MAKE) --no-print-directory check-plain check-san check-tsan fuzz-build
+	@PYTHON=$(PYTHON) BUILD=$(BUILD) tests/run-all
+
+.PHONY: check-plain check-san check-tsan
+check-plain:
 	@$(MAKE) --no-print-directory all $(BUILD)/tests/unit $(BUILD)/tests/gl $(BUILD)/tests/abi_client $(BUILD)/tests/replay \
 	  $(BUILD)/tests/threads $(BUILD)/tests/old_client $(BUILD)/abi/layouts.txt $(BUILD)/adapters/cases.txt \
 	  $(BUILD)/tests/ffi $(BUILD)/tests/cpp $(BUILD)/tests/cpp-no-exceptions node-deps
+check-san:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN="$(SAN_FLAGS)" CFLAGS="-O1 -g" $(BUILD)/san/tests/unit $(BUILD)/san/tests/gl \
 	  $(BUILD)/san/tests/replay $(BUILD)/san/tests/ffi $(BUILD)/san/tests/cpp
+check-tsan:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN="-fsanitize=thread" CFLAGS="-O1 -g" $(BUILD)/tsan/tests/threads
-	@$(MAKE) --no-print-directory fuzz-build
-	@PYTHON=$(PYTHON) BUILD=$(BUILD) tests/run-all
 
 test: check
 
