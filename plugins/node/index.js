@@ -225,6 +225,7 @@ class Pose {
 // skn_bind from typed arrays; the joint count is bindMatrices' (or
 // inverseBindMatrices') length / 16, the vertex count positions' / 3.
 function bind(o) {
+  if (o === null || typeof o !== 'object') throw invalid(`bind: expected an object of arrays, not ${o === null ? 'null' : typeof o}`);
   const bm = array(o.bindMatrices, Float32Array, 'bindMatrices');
   const ibm = array(o.inverseBindMatrices, Float32Array, 'inverseBindMatrices');
   if (!bm === !ibm) throw invalid('give exactly one of bindMatrices and inverseBindMatrices');

@@ -34,6 +34,7 @@ test('bind: lengths checked against the counts', () => {
 });
 
 test('bind: types checked', () => {
+  refused(INVALID, 'bind: expected an object of arrays, not undefined', () => skn.bind());
   refused(INVALID, 'positions: expected a Float32Array, not Array', () => skn.bind(small({ positions: [0, 0, 0] })));
   refused(INVALID, 'joints: expected a Uint32Array, not Float32Array', () => skn.bind(small({ joints: new Float32Array(6) })));
   refused(INVALID, 'parents: expected a Int32Array, not Uint32Array', () => skn.bind(small({ parents: new Uint32Array(2) })));
@@ -65,6 +66,9 @@ test('skin and pose: outputs checked, nothing written when refused', () => {
   assert.deepStrictEqual(Array.from(out), new Array(9).fill(-7));
   rig.skin(pose, { positions: out, method: 'DQS', firstVertex: 1, vertexCount: 1 });
   assert.deepStrictEqual(Array.from(out), [-7, -7, -7, 0, 1, 0, -7, -7, -7]);
+  const big = new Float32Array(12).fill(-7); // a view into a larger buffer is written where it lies
+  rig.skin(pose, { positions: big.subarray(3), method: 'lbs' });
+  assert.deepStrictEqual(Array.from(big), [-7, -7, -7, 0, 0, 0, 0, 1, 0, 0, 2, 0]);
   refused(INVALID, 'local: 9 floats, not 10 a joint', () => pose.setLocal(0, new Float32Array(9)));
   refused('SKN_ERR_INDEX_OUT_OF_RANGE', null, () => pose.setLocal(0, new Float32Array(30)));
   refused(INVALID, 'matrices: 20 floats, not 16 a joint', () => pose.setModel(0, new Float32Array(20)));
