@@ -153,6 +153,7 @@ end
 -- skn_bind from a table of arrays; the joint count is bind_matrices' (or
 -- inverse_bind_matrices') length / 16, the vertex count positions' / 3.
 function skn.bind(t)
+  if type(t) ~= "table" then invalid("bind: expected a table of arrays, not " .. type(t)) end
   local keep = {}
   local bm, nbm = array(t.bind_matrices, "float", "bind_matrices", keep)
   local ibm, nibm = array(t.inverse_bind_matrices, "float", "inverse_bind_matrices", keep)

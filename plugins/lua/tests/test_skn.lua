@@ -133,6 +133,7 @@ local function small(over)
   return t
 end
 local INVALID = "SKN_ERR_INVALID_ARGUMENT"
+expect_error(INVALID, "bind: expected a table of arrays, not nil", "bind()", skn.bind)
 expect_error(INVALID, "positions: 8 floats, not 3 a vertex", "short positions", skn.bind, small { positions = { 0, 0, 0, 0, 1, 0, 0, 2 } })
 expect_error(INVALID, "normals: 6 elements, expected 9", "short normals", skn.bind, small { normals = { 1, 0, 0, 1, 0, 0 } })
 expect_error(INVALID, "joints and weights: 5 and 6", "a joint short", skn.bind, small { joints = { 0, 1, 0, 1, 0 } })
