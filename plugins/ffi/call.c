@@ -10,7 +10,7 @@
 
 #include "internal.h"
 
-enum { OK = 0, INVALID = 1, NO_MEMORY = 2, UNSUPPORTED = 8 };
+enum { OK = 0 };
 
 /* ---- errors: the library's own skn_set_error holds the adapter's too ---- */
 int skn_ffi__fail(skn_ffi *f, int status, const char *format, ...) {
@@ -51,7 +51,7 @@ const char *skn_ffi_status_name(skn_ffi *f, int status) {
 int skn_ffi_enum(skn_ffi *f, const char *name, uint32_t *out) {
   for (int i = 0; i < f->nconstants; ++i)
     if (!strcmp(f->constants[i].name, name)) return *out = (uint32_t)f->constants[i].value, OK;
-  return skn_ffi__fail(f, INVALID, "no constant %s in the description", name);
+  return skn_ffi__fail(f, f->status.invalid, "no constant %s in the description", name);
 }
 
 /* ---- handles: a slot and its generation, so a stale one is recognised ---- */
@@ -107,7 +107,7 @@ static int convert(skn_ffi *f, const function_desc *fn, const param *p, const sk
     case K_HANDLE: {
       void *ptr = v->kind == SKN_FFI_HANDLE ? skn_ffi__pointer(f, v->as.handle, p->handle) : NULL;
       if (!ptr)
-        return skn_ffi__fail(f, INVALID, "%s: %s: %s", fname, p->name,
+        return skn_ffi__fail(f, f->status.invalid, "%s: %s: %s", fname, p->name,
                              v->kind != SKN_FFI_HANDLE ? "a handle is needed"
                                                        : "not a live handle of that kind (destroyed, or another kind)");
       c->ptr = ptr;
@@ -115,24 +115,24 @@ static int convert(skn_ffi *f, const function_desc *fn, const param *p, const sk
     }
     case K_STRUCT:
       if (v->kind != SKN_FFI_RECORD || !v->as.record || v->as.record->s != p->sub)
-        return skn_ffi__fail(f, INVALID, "%s: %s: a %s record is needed", fname, p->name, f->structs[p->sub].name);
+        return skn_ffi__fail(f, f->status.invalid, "%s: %s: a %s record is needed", fname, p->name, f->structs[p->sub].name);
       c->ptr = v->as.record->mem;
       return OK;
     case K_ARRAY:
       if (v->kind == SKN_FFI_NONE) return c->ptr = NULL, OK;
       if (v->kind != SKN_FFI_ARRAY || (p->elem != SKN_FFI_BYTE && (int)v->elem != p->elem))
-        return skn_ffi__fail(f, INVALID, "%s: %s: an array of the parameter's element type is needed", fname, p->name);
+        return skn_ffi__fail(f, f->status.invalid, "%s: %s: an array of the parameter's element type is needed", fname, p->name);
       c->ptr = v->as.data;
       return OK;
     case K_STR:
-      if (v->kind != SKN_FFI_STR || !v->as.str) return skn_ffi__fail(f, INVALID, "%s: %s: a string is needed", fname, p->name);
+      if (v->kind != SKN_FFI_STR || !v->as.str) return skn_ffi__fail(f, f->status.invalid, "%s: %s: a string is needed", fname, p->name);
       c->ptr = v->as.str;
       return OK;
     default: { /* a scalar: an integer kind that fits, or a float32 for f32 */
       uint64_t u = 0;
       int negative = v->kind == SKN_FFI_I32 && v->as.i32 < 0;
       if (p->kind == K_F32) {
-        if (v->kind != SKN_FFI_F32) return skn_ffi__fail(f, INVALID, "%s: %s: a float32 is needed", fname, p->name);
+        if (v->kind != SKN_FFI_F32) return skn_ffi__fail(f, f->status.invalid, "%s: %s: a float32 is needed", fname, p->name);
         c->f32 = v->as.f32;
         return OK;
       }
@@ -140,8 +140,8 @@ static int convert(skn_ffi *f, const function_desc *fn, const param *p, const sk
       else if (v->kind == SKN_FFI_U64) u = v->as.u64;
       else if (v->kind == SKN_FFI_SIZE) u = v->as.size;
       else if (v->kind == SKN_FFI_I32 && !negative) u = (uint64_t)v->as.i32;
-      else return skn_ffi__fail(f, INVALID, "%s: %s: a non-negative integer is needed", fname, p->name);
-      if (p->kind == K_U32 && u > UINT32_MAX) return skn_ffi__fail(f, INVALID, "%s: %s: %llu is out of the uint32 range", fname, p->name, (unsigned long long)u);
+      else return skn_ffi__fail(f, f->status.invalid, "%s: %s: a non-negative integer is needed", fname, p->name);
+      if (p->kind == K_U32 && u > UINT32_MAX) return skn_ffi__fail(f, f->status.invalid, "%s: %s: %llu is out of the uint32 range", fname, p->name, (unsigned long long)u);
       if (p->kind == K_U32) c->u32 = (uint32_t)u;
       else if (p->kind == K_SIZE) c->size = (size_t)u;
       else c->u64 = u;
@@ -156,9 +156,9 @@ static int destroys(skn_ffi *f, const function_desc *fn, const skn_ffi_value *ar
            : !strcmp(fn->name, "skn_gltf_close") ? H_GLTF : H_NONE;
   if (kind == H_NONE) return -1;
   handle_slot *s = args[0].kind == SKN_FFI_HANDLE ? slot_of(f, args[0].as.handle, kind) : NULL;
-  if (!s) return skn_ffi__fail(f, INVALID, "%s: not a live %s handle", fn->name + 4, handle_names[kind]);
+  if (!s) return skn_ffi__fail(f, f->status.invalid, "%s: not a live %s handle", fn->name + 4, handle_names[kind]);
   if (kind == H_RIG && s->poses)
-    return skn_ffi__fail(f, INVALID, "rig_destroy: %u poses of this rig are alive; destroy them first", s->poses);
+    return skn_ffi__fail(f, f->status.invalid, "rig_destroy: %u poses of this rig are alive; destroy them first", s->poses);
   void *ptr = s->ptr, *argv[] = {&ptr};
   ffi_call((ffi_cif *)&fn->cif, fn->address, NULL, argv);
   free_slot(f, s);
@@ -167,11 +167,11 @@ static int destroys(skn_ffi *f, const function_desc *fn, const skn_ffi_value *ar
 
 int skn_ffi_call(skn_ffi *f, const char *name, const skn_ffi_value *args, size_t nargs, skn_ffi_value *result) {
   const function_desc *fn = skn_ffi__function(f, name);
-  if (!fn || !strcmp(name, "skn_get_api")) return skn_ffi__fail(f, INVALID, "%s: not a call in the description", name);
-  if (!fn->address) return skn_ffi__fail(f, UNSUPPORTED, "%s: the loaded libskn is older than this call", name);
+  if (!fn || !strcmp(name, "skn_get_api")) return skn_ffi__fail(f, f->status.invalid, "%s: not a call in the description", name);
+  if (!fn->address) return skn_ffi__fail(f, f->status.unsupported, "%s: the loaded libskn is older than this call", name);
   const int has_out = fn->nparams > 0 && fn->params[fn->nparams - 1].kind == K_OUT;
   const size_t want = (size_t)(fn->nparams - has_out);
-  if (nargs != want) return skn_ffi__fail(f, INVALID, "%s: %zu arguments, the call takes %zu", name + 4, nargs, want);
+  if (nargs != want) return skn_ffi__fail(f, f->status.invalid, "%s: %zu arguments, the call takes %zu", name + 4, nargs, want);
   int rc = destroys(f, fn, args);
   if (rc >= 0) return rc;
   slot_value values[MAX_PARAMS];
@@ -202,7 +202,7 @@ int skn_ffi_call(skn_ffi *f, const char *name, const skn_ffi_value *args, size_t
     uint32_t rig = 0;
     if (out->handle == H_POSE) rig = (uint32_t)args[0].as.handle - 1;
     skn_ffi_handle h = new_handle(f, out->handle, (void *)out_value.ptr, rig);
-    if (!h) return skn_ffi__fail(f, NO_MEMORY, "%s: out of memory for a handle", name + 4);
+    if (!h) return skn_ffi__fail(f, f->status.no_memory, "%s: out of memory for a handle", name + 4);
     result->kind = SKN_FFI_HANDLE, result->as.handle = h;
   } else if (out->scalar == K_U32) {
     result->kind = SKN_FFI_U32, result->as.u32 = out_value.u32;
@@ -242,6 +242,9 @@ skn_ffi *skn_ffi_open(const char *path, char *error, size_t error_bytes) {
   skn_ffi *f = calloc(1, sizeof *f);
   if (!f) return snprintf(error, error_bytes, "skn_ffi: out of memory"), NULL;
   if (!skn_ffi__read_schema(f, skn_ffi__schema, error, error_bytes)) return free(f), NULL;
+  skn_ffi_enum(f, "SKN_ERR_INVALID_ARGUMENT", &f->status.invalid); /* its own refusals in skn's words */
+  skn_ffi_enum(f, "SKN_ERR_OUT_OF_MEMORY", &f->status.no_memory);
+  skn_ffi_enum(f, "SKN_ERR_UNSUPPORTED", &f->status.unsupported);
   if (!(f->library = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
     snprintf(error, error_bytes, "skn_ffi: cannot load %s: %s", path, dlerror());
     return free(f), NULL;

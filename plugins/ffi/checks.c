@@ -13,7 +13,7 @@ static uint64_t bytes_of(const skn_ffi_value *v) {
 }
 
 static int short_array(skn_ffi *f, const char *call, const char *what, uint64_t have, uint64_t need) {
-  return skn_ffi__fail(f, 1, "%s: %s holds %llu bytes, the call reads or writes %llu", call, what,
+  return skn_ffi__fail(f, f->status.invalid, "%s: %s holds %llu bytes, the call reads or writes %llu", call, what,
                        (unsigned long long)have, (unsigned long long)need);
 }
 
@@ -95,7 +95,7 @@ static int check_gltf_bind(skn_ffi *f, const skn_ffi_value *a) {
   const skn_ffi_record *d = a[1].as.record;
   if (!skn_ffi__record_array(d, "blend_weights")) return 0;
   skn_ffi_record *p = skn_ffi_record_new(f, "skn_gltf_primitive_info");
-  if (!p) return 2;
+  if (!p) return (int)f->status.no_memory;
   void *gltf = skn_ffi__pointer(f, a[0].as.handle, H_GLTF), *mem = p->mem;
   uint32_t primitive = (uint32_t)skn_ffi__record_uint(d, "primitive");
   void *args[] = {&gltf, &primitive, &mem};
@@ -129,7 +129,7 @@ static int check_records(skn_ffi *f, const function_desc *fn, const skn_ffi_valu
     const skn_ffi_record *r = args[i].as.record;
     uint64_t claimed = skn_ffi__record_uint(r, "struct_size"), size = f->structs[r->s].type.size;
     if (claimed > size)
-      return skn_ffi__fail(f, 1, "%s: %s.struct_size %llu is more than the record's %llu bytes", fn->name + 4,
+      return skn_ffi__fail(f, f->status.invalid, "%s: %s.struct_size %llu is more than the record's %llu bytes", fn->name + 4,
                            fn->params[i].name, (unsigned long long)claimed, (unsigned long long)size);
   }
   return 0;

@@ -83,6 +83,7 @@ struct skn_ffi {
   int nconstants;
   handle_slot *slots;
   uint32_t nslots, cap;
+  struct { uint32_t invalid, no_memory, unsupported; } status; /* from the description's skn_status */
   char message[512];  /* the adapter's own last refusal, where the library cannot hold it */
   int own_message;
 };

@@ -13,13 +13,13 @@ size_t skn_ffi__elem_size(int elem) { return elem == SKN_FFI_BYTE ? 1 : 4; }
 skn_ffi_record *skn_ffi_record_new(skn_ffi *f, const char *struct_name) {
   int s = skn_ffi__struct(f, struct_name);
   if (s < 0) {
-    skn_ffi__fail(f, 1, "record: no struct %s in the description", struct_name);
+    skn_ffi__fail(f, f->status.invalid, "record: no struct %s in the description", struct_name);
     return NULL;
   }
   skn_ffi_record *r = calloc(1, sizeof *r);
   if (!r || !(r->mem = calloc(1, f->structs[s].type.size))) {
     free(r);
-    skn_ffi__fail(f, 2, "record: out of memory");
+    skn_ffi__fail(f, f->status.no_memory, "record: out of memory");
     return NULL;
   }
   r->f = f, r->s = s;
@@ -69,20 +69,20 @@ static int set_scalar(skn_ffi_record *r, const char *path, type_kind k, unsigned
     float x;
     if (v.kind == SKN_FFI_F32) x = v.as.f32;
     else if (integer_of(v, &u, &negative)) x = negative ? (float)(int64_t)u : (float)u;
-    else return skn_ffi__fail(r->f, 1, "%s: a number is needed, not a %s", path, kind_name(v.kind));
+    else return skn_ffi__fail(r->f, r->f->status.invalid, "%s: a number is needed, not a %s", path, kind_name(v.kind));
     memcpy(at, &x, 4);
     return 0;
   }
   if (!integer_of(v, &u, &negative))
-    return skn_ffi__fail(r->f, 1, "%s: an integer is needed, not a %s", path, kind_name(v.kind));
+    return skn_ffi__fail(r->f, r->f->status.invalid, "%s: an integer is needed, not a %s", path, kind_name(v.kind));
   if (k == K_I32) {
-    if (negative ? (int64_t)u < INT32_MIN : u > INT32_MAX) return skn_ffi__fail(r->f, 1, "%s: out of the int32 range", path);
+    if (negative ? (int64_t)u < INT32_MIN : u > INT32_MAX) return skn_ffi__fail(r->f, r->f->status.invalid, "%s: out of the int32 range", path);
     int32_t x = (int32_t)(int64_t)u;
     memcpy(at, &x, 4);
   } else if (negative) {
-    return skn_ffi__fail(r->f, 1, "%s: %lld is negative", path, (long long)(int64_t)u);
+    return skn_ffi__fail(r->f, r->f->status.invalid, "%s: %lld is negative", path, (long long)(int64_t)u);
   } else if (k == K_U32) {
-    if (u > UINT32_MAX) return skn_ffi__fail(r->f, 1, "%s: %llu is out of the uint32 range", path, (unsigned long long)u);
+    if (u > UINT32_MAX) return skn_ffi__fail(r->f, r->f->status.invalid, "%s: %llu is out of the uint32 range", path, (unsigned long long)u);
     uint32_t x = (uint32_t)u;
     memcpy(at, &x, 4);
   } else if (k == K_SIZE) {
@@ -95,10 +95,10 @@ static int set_scalar(skn_ffi_record *r, const char *path, type_kind k, unsigned
 }
 
 int skn_ffi_record_set(skn_ffi_record *r, const char *path, skn_ffi_value v) {
-  if (!r) return 1;
+  if (!r) return 1; /* SKN_ERR_INVALID_ARGUMENT, as skn_ffi.h says: no state to name it from */
   size_t offset;
   const field *fd = skn_ffi__field(r->f, r->s, path, &offset);
-  if (!fd) return skn_ffi__fail(r->f, 1, "%s has no field %s", r->f->structs[r->s].name, path);
+  if (!fd) return skn_ffi__fail(r->f, r->f->status.invalid, "%s has no field %s", r->f->structs[r->s].name, path);
   while (fd->kind == K_STRUCT) fd = &r->f->structs[fd->sub].fields[0]; /* "positions": positions.data */
   unsigned char *at = r->mem + offset;
   switch (fd->kind) {
@@ -109,7 +109,7 @@ int skn_ffi_record_set(skn_ffi_record *r, const char *path, skn_ffi_value v) {
         return 0;
       }
       if (v.kind != SKN_FFI_ARRAY || (fd->elem != SKN_FFI_BYTE && (int)v.elem != fd->elem))
-        return skn_ffi__fail(r->f, 1, "%s: an array of %s is needed", path,
+        return skn_ffi__fail(r->f, r->f->status.invalid, "%s: an array of %s is needed", path,
                              fd->elem == SKN_FFI_BYTE ? "any elements" : fd->elem == SKN_FFI_FLOAT32 ? "float32" :
                              fd->elem == SKN_FFI_UINT32 ? "uint32" : "int32");
       memcpy(at, &v.as.data, sizeof(void *));
@@ -117,15 +117,15 @@ int skn_ffi_record_set(skn_ffi_record *r, const char *path, skn_ffi_value v) {
       return 0;
     }
     case K_STR:
-      if (v.kind != SKN_FFI_STR) return skn_ffi__fail(r->f, 1, "%s: a string is needed, not a %s", path, kind_name(v.kind));
+      if (v.kind != SKN_FFI_STR) return skn_ffi__fail(r->f, r->f->status.invalid, "%s: a string is needed, not a %s", path, kind_name(v.kind));
       memcpy(at, &v.as.str, sizeof(char *));
       return 0;
     case K_FN:
-    case K_PTR: return skn_ffi__fail(r->f, 1, "%s: not settable through this adapter", path);
+    case K_PTR: return skn_ffi__fail(r->f, r->f->status.invalid, "%s: not settable through this adapter", path);
     default:
       if (fd->count > 1) { /* T[N]: an array of exactly N */
         if (v.kind != SKN_FFI_ARRAY || v.elem != SKN_FFI_FLOAT32 || v.count != (size_t)fd->count)
-          return skn_ffi__fail(r->f, 1, "%s: an array of %d float32 is needed", path, fd->count);
+          return skn_ffi__fail(r->f, r->f->status.invalid, "%s: an array of %d float32 is needed", path, fd->count);
         memcpy(at, v.as.data, 4 * (size_t)fd->count);
         return 0;
       }
@@ -136,7 +136,7 @@ int skn_ffi_record_set(skn_ffi_record *r, const char *path, skn_ffi_value v) {
 int skn_ffi_record_get(const skn_ffi_record *r, const char *path, skn_ffi_value *out) {
   size_t offset;
   const field *fd = r ? skn_ffi__field(r->f, r->s, path, &offset) : NULL;
-  if (!fd || fd->kind == K_STRUCT) return r ? skn_ffi__fail(r->f, 1, "%s: not a field with a value", path) : 1;
+  if (!fd || fd->kind == K_STRUCT) return r ? skn_ffi__fail(r->f, r->f->status.invalid, "%s: not a field with a value", path) : 1;
   const unsigned char *at = r->mem + offset;
   memset(out, 0, sizeof *out);
   switch (fd->kind) {
@@ -154,7 +154,7 @@ int skn_ffi_record_get(const skn_ffi_record *r, const char *path, skn_ffi_value 
       if (ref) *out = *ref;
       break;
     }
-    default: return skn_ffi__fail(r->f, 1, "%s: not readable through this adapter", path);
+    default: return skn_ffi__fail(r->f, r->f->status.invalid, "%s: not readable through this adapter", path);
   }
   return 0;
 }

@@ -142,3 +142,5 @@ export function bind(options: BindOptions): Rig;
 export function open(path: string): Gltf;
 export function openMemory(bytes: Uint8Array): Gltf;
 export function glslSource(options?: GlslOptions): string;
+/** rigs, poses and documents made and not yet freed (by destroy/close, or the collector) */
+export function liveHandles(): number;

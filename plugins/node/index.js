@@ -82,12 +82,14 @@ function output(x, need, total, what) {
 }
 
 // ---- handles: each object's state outlives it in the finalisers' hands ----
+let handles = 0; // created and not yet freed: liveHandles(), for hosts' leak checks
 // A rig's state counts its live poses: the C rig is freed when the rig is
 // destroyed (or collected) and its last pose is gone, whichever is later.
 function freeRig(state) {
   if (state.handle && state.released && state.poses === 0) {
     fn.skn_rig_destroy(state.handle);
     state.handle = null;
+    handles -= 1;
   }
 }
 const registry = new FinalizationRegistry((held) => {
@@ -97,11 +99,13 @@ const registry = new FinalizationRegistry((held) => {
   } else if (held.kind === 'pose' && held.handle) {
     fn.skn_pose_destroy(held.handle);
     held.handle = null;
+    handles -= 1;
     held.rig.poses -= 1;
     freeRig(held.rig);
   } else if (held.kind === 'gltf' && held.handle) {
     fn.skn_gltf_close(held.handle);
     held.handle = null;
+    handles -= 1;
   }
 });
 
@@ -116,6 +120,7 @@ class Rig {
     const info = {};
     check(fn.skn_rig_info_get(handle, Object.assign(info, { struct_size: SIZE.skn_rig_info })));
     this._state = { kind: 'rig', handle, poses: 0, released: false };
+    handles += 1;
     registry.register(this, this._state, this._state);
     this.jointCount = info.joint_count;
     this.vertexCount = info.vertex_count;
@@ -179,6 +184,7 @@ class Rig {
 class Pose {
   constructor(handle, rig) {
     this._state = { kind: 'pose', handle, rig: rig._state };
+    handles += 1;
     rig._state.poses += 1;
     registry.register(this, this._state, this._state);
     this.rig = rig;
@@ -190,6 +196,7 @@ class Pose {
     registry.unregister(s);
     fn.skn_pose_destroy(s.handle);
     s.handle = null;
+    handles -= 1;
     s.rig.poses -= 1;
     freeRig(s.rig);
   }
@@ -280,6 +287,7 @@ class Gltf {
   constructor(handle) {
     const info = { struct_size: SIZE.skn_gltf_info };
     this._state = { kind: 'gltf', handle };
+    handles += 1;
     registry.register(this, this._state, this._state);
     check(fn.skn_gltf_info_get(handle, info));
     this.primitiveCount = info.primitive_count;
@@ -295,6 +303,7 @@ class Gltf {
     registry.unregister(s);
     fn.skn_gltf_close(s.handle);
     s.handle = null;
+    handles -= 1;
   }
 
   primitive(i) {
@@ -394,7 +403,12 @@ function glslSource(o = {}) {
   return Buffer.from(text.buffer, 0, n[0]).toString('latin1');
 }
 
+// Rigs, poses and documents made and not yet freed (by destroy/close or the collector).
+function liveHandles() {
+  return handles;
+}
+
 module.exports = {
-  version: fn.skn_version_string(), SknError, bind, open, openMemory, glslSource, Rig, Pose, Gltf,
+  version: fn.skn_version_string(), SknError, bind, open, openMemory, glslSource, liveHandles, Rig, Pose, Gltf,
   METHODS: Object.keys(abi.ENUMS.skn_method),
 };

@@ -14,7 +14,8 @@
 -- Indices (joints, vertices, primitives, animations) are skn's, from 0.
 -- Errors are raised as tables {status = "SKN_ERR_...", message = "..."}
 -- whose tostring is "STATUS: message". Rigs, poses and documents are freed
--- by their finalisers (ffi.gc), or at once by :destroy() / :close().
+-- by their finalisers (ffi.gc), or at once by :destroy() / :close();
+-- skn.live_handles() counts those not yet freed.
 local ffi = require("ffi")
 ffi.cdef(require("skn.cdef"))
 
@@ -131,6 +132,25 @@ function skn.floats(n) return ffi.new("float[?]", n) end
 
 -- ---- rigs and poses ----
 local Rig, Pose, Gltf = {}, {}, {}
+local handles = 0 -- made and not yet freed: skn.live_handles(), for hosts' leak checks
+
+-- Rigs, poses and documents made and not yet freed (by destroy/close or the collector).
+function skn.live_handles() return handles end
+
+-- A handle freed by `free` at the collector's, counted.
+local function owned(h, free)
+  handles = handles + 1
+  return ffi.gc(h, function(p)
+    free(p)
+    handles = handles - 1
+  end)
+end
+
+-- Frees now what `owned` would free later.
+local function release(h, free)
+  free(ffi.gc(h, nil))
+  handles = handles - 1
+end
 Rig.__index, Pose.__index, Gltf.__index = Rig, Pose, Gltf
 
 local function handle(obj, kind, what)
@@ -144,7 +164,7 @@ local function adopt_rig(h)
   info.struct_size = ffi.sizeof(info)
   check(lib.skn_rig_info_get(h, info))
   local flags = info.flags
-  return setmetatable({ _h = ffi.gc(h, lib.skn_rig_destroy), _poses = 0, joint_count = info.joint_count,
+  return setmetatable({ _h = owned(h, lib.skn_rig_destroy), _poses = 0, joint_count = info.joint_count,
     vertex_count = info.vertex_count, influence_count = info.influence_count, flags = flags,
     has_normals = bit.band(flags, lib.SKN_RIG_HAS_NORMALS) ~= 0,
     has_tangents = bit.band(flags, lib.SKN_RIG_HAS_TANGENTS) ~= 0 }, Rig)
@@ -200,7 +220,7 @@ end
 function Rig:destroy()
   if self._h == nil then return end
   if self._poses > 0 then invalid(string.format("rig: %d poses of it are alive; destroy them first", self._poses)) end
-  lib.skn_rig_destroy(ffi.gc(self._h, nil))
+  release(self._h, lib.skn_rig_destroy)
   self._h = nil
 end
 
@@ -210,7 +230,7 @@ function Rig:pose()
   check(lib.skn_pose_create(rh, out))
   local rig = self -- the finaliser holds the rig, which so outlives its poses
   self._poses = self._poses + 1
-  return setmetatable({ _h = ffi.gc(out[0], function(p)
+  return setmetatable({ _h = owned(out[0], function(p)
     lib.skn_pose_destroy(p)
     rig._poses = rig._poses - 1
   end), rig = self }, Pose)
@@ -218,7 +238,7 @@ end
 
 function Pose:destroy()
   if self._h == nil then return end
-  lib.skn_pose_destroy(ffi.gc(self._h, nil))
+  release(self._h, lib.skn_pose_destroy)
   self._h = nil
   self.rig._poses = self.rig._poses - 1
 end
@@ -291,7 +311,7 @@ end
 local function adopt_gltf(out)
   local info = ffi.new("skn_gltf_info")
   info.struct_size = ffi.sizeof(info)
-  local h = ffi.gc(out[0], lib.skn_gltf_close)
+  local h = owned(out[0], lib.skn_gltf_close)
   check(lib.skn_gltf_info_get(h, info))
   return setmetatable({ _h = h, primitive_count = info.primitive_count, skin_count = info.skin_count,
     animation_count = info.animation_count, node_count = info.node_count, mesh_count = info.mesh_count }, Gltf)
@@ -314,7 +334,7 @@ end
 
 function Gltf:close()
   if self._h == nil then return end
-  lib.skn_gltf_close(ffi.gc(self._h, nil))
+  release(self._h, lib.skn_gltf_close)
   self._h = nil
 end
 

@@ -187,14 +187,17 @@ expect_error(INVALID, "gltf: used after destroy()", "a closed document", doc.pri
 expect(skn.glsl_source { method = "cor", normals = true, joint_count = 2 }:find("skn_skin_normal") ~= nil, "GLSL")
 expect_error(INVALID, nil, "5 influences", skn.glsl_source, { influences = 5 })
 
--- finalisers: poses and rigs left to the collector, in any order
+-- finalisers: poses and rigs left to the collector, a rig freed after its poses
+for _ = 1, 5 do collectgarbage() end -- what the tests above dropped
+local before = skn.live_handles()
 for _ = 1, 50 do
   local r = skn.bind(small())
   r:pose()
   r:pose():set_model(1, { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 3, 0, 1 })
 end
-collectgarbage()
-collectgarbage()
+expect(skn.live_handles() == before + 150, "150 handles made: " .. skn.live_handles() - before)
+for _ = 1, 5 do collectgarbage() end
+expect(skn.live_handles() == before, "the collector freed them all: " .. skn.live_handles() - before .. " left")
 
 print(string.format("lua: %d passed, %d failed", passed, failed))
 os.exit(failed == 0 and 0 or 1)
