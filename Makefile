@@ -208,7 +208,7 @@ $(BUILD)/tests/ffi: plugins/ffi/tests/test_ffi.c plugins/ffi/skn_ffi.h tests/ada
 # binary comes as an npm package; no install script is run).
 node-deps: plugins/node/node_modules/.package-lock.json
 plugins/node/node_modules/.package-lock.json: plugins/node/package.json plugins/node/package-lock.json
-	cd plugins/node && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	cd plugins/node && npm ci --include=dev --ignore-scripts --no-audit --no-fund --loglevel=error
 
 # The C library's own outputs for the adapters' tests to match (tests/adapters).
 $(BUILD)/tests/adapter_reference: tests/adapters/reference.c tests/unit/testlib.c tests/unit/testlib.h abi/skn.h \
