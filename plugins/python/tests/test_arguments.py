@@ -104,6 +104,11 @@ class TestArguments(unittest.TestCase):
         self.refused(lambda: rig_with(layout="tiny"), v, "layout 'tiny' is not one of full, compact")
         self.refused(lambda: self.pose.palette("mat3"), v, "format 'mat3' is not one of mat4")
         self.refused(lambda: skn.set_simd("neon"), v, "simd 'neon' is not one of")
+        self.refused(lambda: self.rig.skin(self.pose, stores="uncached"), v,
+                     "stores 'uncached' is not one of auto, cached, streaming")
+        # the stores change how the kernels write, never what
+        ways = [self.rig.skin(self.pose, method="dqs", stores=s) for s in ("auto", "cached", "Streaming")]
+        self.assertTrue(all(numpy.array_equal(ways[0], w) for w in ways[1:]))
         fox = skn.Gltf(os.path.join(DATA, "Fox", "glTF-Binary", "Fox.glb"))
         self.refused(lambda: fox.find_animation("Dance"), IndexError,
                      "no animation is named 'Dance'; the document has 'Survey', 'Walk', 'Run'")
