@@ -28,7 +28,7 @@ ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(NPROC)
 endif
 
-VERSION := 1.1.0
+VERSION := 1.2.0
 SONAME := libskn.so.1
 LIB := $(BUILD)/$(SONAME)
 

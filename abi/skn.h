@@ -11,6 +11,9 @@
  *   6. GPU skinning         GLSL text, per-vertex attributes, palettes (1.1)
  *   7. Function table       skn_get_api, for hosts that dlopen the library
  *
+ * Morph targets (blend shapes, 1.2) are part of bind (skn_morph_target),
+ * pose (skn_pose_set_morph_weights) and glTF (section 5).
+ *
  * Conventions (they hold for every call):
  *   - Matrices are float[16], column-major, acting on column vectors:
  *     p' = M * p (glTF 2.0 / OpenGL). Element (row r, column c) is m[c*4 + r].
@@ -56,7 +59,7 @@ extern "C" {
  * ---------------------------------------------------------------------- */
 
 #define SKN_VERSION_MAJOR 1 /* ABI major: changes only on a breaking change */
-#define SKN_VERSION_MINOR 1
+#define SKN_VERSION_MINOR 2
 #define SKN_VERSION_PATCH 0
 #define SKN_VERSION_NUMBER \
   (SKN_VERSION_MAJOR * 10000 + SKN_VERSION_MINOR * 100 + SKN_VERSION_PATCH)
@@ -87,7 +90,7 @@ typedef enum skn_status {
  * header a host was compiled with: compare skn_version() / 10000). */
 SKN_API uint32_t skn_version(void);
 
-/* "1.1.0". Static storage; never NULL. */
+/* "1.2.0". Static storage; never NULL. */
 SKN_API const char *skn_version_string(void);
 
 /* The enumerator's name, "SKN_ERR_SINGULAR"; "SKN_STATUS_UNKNOWN" for a
@@ -174,6 +177,28 @@ typedef enum skn_bind_layout {
   SKN_BIND_LAYOUT_FORCE_U32 = 0x7FFFFFFF
 } skn_bind_layout;
 
+/* A morph target (blend shape, glTF 2.0 §3.7.2.2): per-vertex offsets that
+ * the pose's weight for it scales and adds to the rest mesh before any
+ * skinning method runs (the order of glTF, UsdSkel, and Blender's shape
+ * keys before the Armature modifier):
+ *   v0' = v0 + sum_t w_t dv_t   n0' = n0 + sum_t w_t dn_t   t0'.xyz = t0.xyz + sum_t w_t dt_t
+ * Every method then skins v0', n0' and t0' as it skins a rest mesh; the
+ * normal and tangent sums need not be unit, as every method normalises its
+ * results (a tangent keeps its w). A target lists only the vertices it
+ * moves (sparse), or every vertex (dense, `vertices` NULL); bind keeps the
+ * entries whose offsets are not all zero, so that skinning costs in
+ * proportion to the entries of the targets whose weight is not 0, whatever
+ * the number of targets. (1.2) */
+typedef struct skn_morph_target {
+  uint32_t count;              /* entries; a dense target's is the rig's vertex_count */
+  const uint32_t *vertices;    /* count vertex indices in any order, each at most once; NULL: dense,
+                                  entry i is vertex i */
+  skn_attrib positions;        /* float[3] per entry: dv, required */
+  skn_attrib normals;          /* float[3]: dn, optional; needs normals at bind */
+  skn_attrib tangents;         /* float[3]: dt (xyz; the rest tangent's w is kept), optional; needs
+                                  tangents at bind */
+} skn_morph_target;
+
 typedef struct skn_bind_desc {
   uint32_t struct_size;
   uint32_t joint_count;                /* >= 1 */
@@ -199,6 +224,11 @@ typedef struct skn_bind_desc {
   uint32_t triangle_count;
   /* appended: a caller passing struct_size 168 gets SKN_LAYOUT_FULL */
   skn_bind_layout layout;              /* what the kernels stream; 0 = SKN_LAYOUT_FULL */
+  /* appended in 1.2: a 1.1 caller passing struct_size 168 gets no morph targets */
+  const skn_morph_target *morph_targets; /* morph_target_count targets, or NULL */
+  const float *morph_weights;          /* a new pose's weights, one per target (glTF's mesh.weights);
+                                          NULL: all 0 */
+  uint32_t morph_target_count;
 } skn_bind_desc;
 
 /* Builds a rig: validates everything, orders the joints parents-first,
@@ -243,6 +273,16 @@ typedef struct skn_bind_desc {
  *   bandwidth, not arithmetic, is the limit (README, "Performance"). Weights above 1, or more than 32 influences on
  *   a vertex: SKN_ERR_UNSUPPORTED naming the vertex. An unknown layout:
  *   SKN_ERR_INVALID_ARGUMENT.
+ * Morph targets: a vertex index >= vertex_count is SKN_ERR_INDEX_OUT_OF_RANGE
+ *   and one listed twice in a target SKN_ERR_INVALID_ARGUMENT, both naming
+ *   the target and the entry; NaN/Inf in an offset or a default weight is
+ *   SKN_ERR_NOT_FINITE; normal or tangent offsets without the rest mesh's
+ *   normals or tangents, missing positions, or a dense target whose count
+ *   is not vertex_count, SKN_ERR_INVALID_ARGUMENT. Weights may be any
+ *   finite number: negative, or above 1, extrapolates. The offsets are kept
+ *   in float whatever the layout; a compact rig adds them to its decoded
+ *   normals and tangents. Centers of rotation are found on the rest mesh
+ *   as given.
  * On success *out_rig is a new rig, freed by skn_rig_destroy. On failure
  * *out_rig is untouched. */
 SKN_API skn_status skn_bind(const skn_bind_desc *desc, skn_rig **out_rig);
@@ -266,6 +306,9 @@ typedef struct skn_rig_info {
   uint32_t influence_count;           /* after pruning */
   uint32_t max_influences_per_vertex; /* after pruning */
   uint32_t flags;                     /* SKN_RIG_HAS_* */
+  /* appended in 1.2 */
+  uint32_t morph_target_count;        /* as bound */
+  uint32_t morph_entry_count;         /* the targets' entries bind kept (offsets not all zero) */
 } skn_rig_info;
 
 /* Describes a rig. out->struct_size must be at least the first release's
@@ -303,6 +346,20 @@ SKN_API skn_status skn_pose_set_local(skn_pose *pose, uint32_t first, uint32_t c
  * outside the range keep their local transforms and follow their parents. */
 SKN_API skn_status skn_pose_set_model(skn_pose *pose, uint32_t first, uint32_t count,
                                       const float *joint_to_model16);
+
+/* Sets the weights of morph targets [first, first+count) (bind's order) for
+ * every skn_skin with this pose; a new pose has bind's morph_weights. Any
+ * finite weight is valid; skinning skips the targets whose weight is 0.
+ * Errors: a range past the rig's morph_target_count
+ * (SKN_ERR_INDEX_OUT_OF_RANGE), NaN/Inf (SKN_ERR_NOT_FINITE), NULL weights
+ * with count > 0 (SKN_ERR_INVALID_ARGUMENT); the pose is then unchanged.
+ * (1.2) */
+SKN_API skn_status skn_pose_set_morph_weights(skn_pose *pose, uint32_t first, uint32_t count,
+                                              const float *weights);
+
+/* Copies the weights of targets [first, first+count) into out; the same
+ * range errors. (1.2) */
+SKN_API skn_status skn_pose_morph_weights(const skn_pose *pose, uint32_t first, uint32_t count, float *out);
 
 /* The layouts skn_pose_palette writes, per joint, in bind's joint order. */
 typedef enum skn_palette_format {
@@ -464,8 +521,13 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
  * 5. glTF 2.0: rigs and poses from .gltf and .glb files
  *
  * skn reads skinned glTF 2.0 (.gltf with external or data: URI buffers, and
- * .glb): meshes, skins, the node hierarchy and animations (LINEAR with slerp,
- * STEP, CUBICSPLINE). Skinning follows the specification (§3.7.3):
+ * .glb): meshes with their morph targets, skins, the node hierarchy and
+ * animations of translation, rotation, scale and morph weights (LINEAR with
+ * slerp, STEP, CUBICSPLINE), with KHR_mesh_quantization's integer
+ * attributes. An asset whose extensionsRequired names any other extension
+ * that changes geometry is SKN_ERR_UNSUPPORTED naming it (extensions that
+ * only concern materials, textures, lights or cameras, which skn never
+ * reads, are ignored). Skinning follows the specification (§3.7.3):
  * jointMatrix = globalTransform(joint) * inverseBindMatrix, so skinned
  * positions are in the scene's world space and the skinned mesh node's own
  * transform is not applied. Loading validates everything skinning relies on;
@@ -507,9 +569,11 @@ SKN_API skn_status skn_gltf_info_get(const skn_gltf *gltf, skn_gltf_info *out);
 /* Bits of skn_gltf_primitive_info.flags. */
 enum { SKN_GLTF_HAS_NORMALS = 1u << 0, SKN_GLTF_HAS_TANGENTS = 1u << 1 };
 
-/* A skinned primitive: one with JOINTS_0/WEIGHTS_0 of a mesh that a node
- * with a skin instantiates. They are numbered in document order, mesh by
- * mesh, primitive by primitive, from 0. */
+/* A skinned primitive: one with POSITION and JOINTS_0/WEIGHTS_0 of a mesh
+ * that a node with a skin instantiates; a mesh that n such nodes use gives
+ * n of each of its primitives, one per (node, skin). They are numbered from
+ * 0 mesh by mesh, then node by node (in document order), then primitive by
+ * primitive. */
 typedef struct skn_gltf_primitive_info {
   uint32_t struct_size;
   uint32_t mesh;                 /* meshes[mesh] */
@@ -522,10 +586,20 @@ typedef struct skn_gltf_primitive_info {
   uint32_t influences_per_vertex;/* 4 per JOINTS_n/WEIGHTS_n set */
   uint32_t flags;                /* SKN_GLTF_HAS_* */
   const char *mesh_name;         /* "" when unnamed; valid while the document is open */
+  /* appended in 1.2 */
+  const char *node_name;         /* nodes[node].name, "" when unnamed */
+  uint32_t morph_target_count;   /* the primitive's targets (skn_gltf_morph_target_name) */
 } skn_gltf_primitive_info;
 
 SKN_API skn_status skn_gltf_primitive_info_get(const skn_gltf *gltf, uint32_t primitive,
                                                skn_gltf_primitive_info *out);
+
+/* The name of the primitive's morph target `target` from its mesh's
+ * extras.targetNames (as Blender and most exporters write them), "" where
+ * there is none; valid while the document is open. SKN_ERR_INDEX_OUT_OF_RANGE
+ * for a target past morph_target_count. (1.2) */
+SKN_API skn_status skn_gltf_morph_target_name(const skn_gltf *gltf, uint32_t primitive, uint32_t target,
+                                              const char **out_name);
 
 typedef struct skn_gltf_animation_info {
   uint32_t struct_size;
@@ -568,7 +642,10 @@ typedef struct skn_gltf_bind_desc {
  * the nearest ancestor node that is also a joint), inverseBindMatrices
  * (identity when absent), positions, normals and tangents where present,
  * the JOINTS_n/WEIGHTS_n sets merged into one influence list per vertex,
- * weights normalized (SKN_WEIGHTS_NORMALIZE). A new pose of the rig is the
+ * weights normalized (SKN_WEIGHTS_NORMALIZE), and the primitive's morph
+ * targets (their POSITION, NORMAL and TANGENT offsets, sparse accessors
+ * kept sparse) with the node's weights, else the mesh's, as the new pose's
+ * morph weights. A new pose of the rig is the
  * bind pose; skn_gltf_pose with SKN_GLTF_NO_ANIMATION gives the document's
  * own node transforms. */
 SKN_API skn_status skn_gltf_bind(const skn_gltf *gltf, const skn_gltf_bind_desc *desc, skn_rig **out_rig);
@@ -578,7 +655,10 @@ SKN_API skn_status skn_gltf_bind(const skn_gltf *gltf, const skn_gltf_bind_desc 
 /* Poses a rig made by skn_gltf_bind for `primitive` at `time` seconds of
  * `animation` (SKN_GLTF_NO_ANIMATION: the nodes' own transforms), times
  * outside the animation clamped to its ends. Every joint's global transform,
- * non-joint ancestors included, is set with skn_pose_set_model. */
+ * non-joint ancestors included, is set with skn_pose_set_model, and the
+ * morph weights with skn_pose_set_morph_weights: the animation's `weights`
+ * channel of the primitive's node where it has one, else the node's
+ * weights, else the mesh's, else zeros. */
 SKN_API skn_status skn_gltf_pose(const skn_gltf *gltf, uint32_t primitive, uint32_t animation, float time,
                                  skn_pose *pose);
 
@@ -605,7 +685,9 @@ SKN_API skn_status skn_gltf_pose(const skn_gltf *gltf, uint32_t primitive, uint3
  *   BLEND           8: DQS's, M_i's; +3 N_i's          joints, weights, b
  *   COR             8: DQS's, M_i's; +3 N_i's          joints, weights, center
  * plugins/gl (skn_gl.h) does all of it for a host with an OpenGL 3.3 or
- * OpenGL ES 3.0 context.
+ * OpenGL ES 3.0 context. Morph targets are not part of it: the attributes
+ * are the rest mesh as bound, and a host whose pose has morph weights
+ * applies the targets to them itself, or skins on the CPU.
  * ---------------------------------------------------------------------- */
 
 /* The GLSL the text is written in. */
@@ -773,6 +855,11 @@ struct skn_api {
   skn_status (*rig_gpu_attributes)(const skn_rig *rig, const skn_gpu_attributes *out);
   skn_status (*set_allocator)(const skn_allocator *allocator);
   skn_status (*gltf_open_memory)(const void *data, size_t size, skn_gltf **out);
+  /* 1.2: morph targets (sections 2, 3 and 5) */
+  skn_status (*pose_set_morph_weights)(skn_pose *pose, uint32_t first, uint32_t count, const float *weights);
+  skn_status (*pose_morph_weights)(const skn_pose *pose, uint32_t first, uint32_t count, float *out);
+  skn_status (*gltf_morph_target_name)(const skn_gltf *gltf, uint32_t primitive, uint32_t target,
+                                       const char **out_name);
 };
 
 /* The function table for ABI major abi_major (pass SKN_VERSION_MAJOR), or

@@ -28,6 +28,8 @@ static const skn_api api_v1 = {
     /* 1.1: errors, GPU skinning (section 6) */
     skn_set_error, skn_glsl_source, skn_gpu_layout_get, skn_pose_gpu_palette, skn_rig_gpu_attributes,
     skn_set_allocator, skn_gltf_open_memory,
+    /* 1.2: morph targets */
+    skn_pose_set_morph_weights, skn_pose_morph_weights, skn_gltf_morph_target_name,
 };
 
 SKN_API const skn_api *skn_get_api(uint32_t abi_major) {

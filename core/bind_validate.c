@@ -172,6 +172,7 @@ skn_status skn__bind_validate(const skn_bind_desc *d) {
   if (s == SKN_OK) s = check_attrib(d->tangents, d->vertex_count, 4, "tangents");
   if (s == SKN_OK) s = check_influences(d);
   if (s == SKN_OK) s = check_extras(d);
+  if (s == SKN_OK) s = skn__morph_validate(d);
   return s;
 }
 

@@ -38,19 +38,19 @@ static void cor_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
   float qn = 1.0f / sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   for (int k = 0; k < 4; ++k) q[k] *= qn;
   for (int e = 0; e < 9; ++e) s[e] /= wsum;
-  const float *v0 = rig->positions + (size_t)v * 3;
+  const float *v0 = SKN_REST_P(job, v);
   for (int c = 0; c < 3; ++c) d[c] = v0[c] - pc[c];
   skn_v3_mul_rows(x, s, 3, d);
   skn_quat_rotate(o->p, q, x);
   for (int c = 0; c < 3; ++c) o->p[c] += center[c] / wsum;
   if (job->normals) {
-    memcpy(x, rig->normals + (size_t)v * 3, sizeof x);
+    memcpy(x, SKN_REST_N(job, v), sizeof x);
     skn_v3_normal_transform(x, s, 3);
     skn_quat_rotate(o->n, q, x);
     skn_v3_normalize(o->n);
   }
   if (job->tangents) {
-    const float *t0 = rig->tangents + (size_t)v * 4;
+    const float *t0 = SKN_REST_T(job, v);
     skn_v3_mul_rows(x, s, 3, t0);
     skn_quat_rotate(o->t, q, x);
     skn_v3_normalize(o->t);

@@ -51,10 +51,9 @@ static int blend_dq(const skn_skin_job *job, uint32_t v, float c0[4], float ce[4
 }
 
 void skn__dqs_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
-  const skn_rig *rig = job->rig;
   float c0[4], ce[4], s[12], x[3], t[3];
   int scaled = blend_dq(job, v, c0, ce, s);
-  const float *v0 = rig->positions + (size_t)v * 3;
+  const float *v0 = SKN_REST_P(job, v);
   if (scaled)
     for (int r = 0; r < 3; ++r) x[r] = s[r * 4] * v0[0] + s[r * 4 + 1] * v0[1] + s[r * 4 + 2] * v0[2] + s[r * 4 + 3];
   else
@@ -63,13 +62,13 @@ void skn__dqs_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
   skn_dq_translation(t, c0, ce);
   for (int c = 0; c < 3; ++c) o->p[c] += t[c];
   if (job->normals) {
-    memcpy(x, rig->normals + (size_t)v * 3, sizeof x);
+    memcpy(x, SKN_REST_N(job, v), sizeof x);
     if (scaled) skn_v3_normal_transform(x, s, 4);
     skn_quat_rotate(o->n, c0, x);
     skn_v3_normalize(o->n);
   }
   if (job->tangents) {
-    const float *t0 = rig->tangents + (size_t)v * 4;
+    const float *t0 = SKN_REST_T(job, v);
     if (scaled)
       skn_v3_mul_rows(x, s, 4, t0);
     else

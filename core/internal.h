@@ -20,6 +20,7 @@
 #define SKN_SKIN_DESC_V1_SIZE 72u
 #define SKN_RIG_INFO_V1_SIZE 20u
 #define SKN_GLTF_BIND_DESC_V1_SIZE 32u
+#define SKN_GLTF_PRIMITIVE_INFO_V1_SIZE 48u
 
 /* The first release's layouts, pinned at compile time (C99 has no
  * _Static_assert: a negative array size fails the build instead). */
@@ -32,6 +33,9 @@ SKN_PIN(gltf_bind_desc, offsetof(skn_gltf_bind_desc, blend_weights) + 8 == SKN_G
  * struct_size (40) never reaches it */
 SKN_PIN(gltf_bind_desc_1_1, offsetof(skn_gltf_bind_desc, max_bytes) == 40 && sizeof(skn_gltf_bind_desc) == 48);
 SKN_PIN(transform, sizeof(skn_transform) == 40);
+/* 1.2's appended fields start at 1.1's sizeof: a 1.1 caller's struct_size (168) never reaches them */
+SKN_PIN(bind_desc_1_2, offsetof(skn_bind_desc, morph_targets) == 168);
+SKN_PIN(primitive_info_1_2, offsetof(skn_gltf_primitive_info, node_name) == 48);
 
 /* ---- errors (error.c) ---- */
 
@@ -89,7 +93,6 @@ struct skn_rig {
   uint32_t *influence_offsets;   /* CSR: vertex_count + 1 */
   uint32_t *influence_joints;    /* in the order given at bind (DQS antipodality needs it) */
   float *influence_weights;      /* pruned and normalized per the weight mode */
-  float *bone_offsets;           /* LBS_QUATERNION's v'_i = v0 - c_i: 3 per influence */
   double (*bind_rotation)[2][9]; /* per joint, per skn_dqs_scale: the rotation of W_i^R's 3x3 */
   float *blend_weights;          /* SKN_METHOD_BLEND's b per vertex, or NULL */
   float *centers;                /* SKN_METHOD_COR's p* per vertex (3 each), or NULL */
@@ -107,7 +110,23 @@ struct skn_rig {
   uint16_t *packed_weights16;    /* weight * 65535 */
   uint32_t *oct_normals;         /* per vertex, then SKN_PACK_GROUP codes of padding; or NULL */
   uint32_t *oct_tangents;
+  /* morph targets (morph.c) */
+  uint32_t morph_count;
+  struct skn_morph *morphs;      /* morph_count targets */
+  float *morph_defaults;         /* a new pose's weights */
+  uint32_t morph_entry_count;    /* over all targets */
 };
+
+/* A morph target as the rig keeps it (morph.c): its entries in ascending
+ * vertex order, each entry's offsets interleaved in `width` floats — dv,
+ * then dn where has_normals, then dt where has_tangents — so that one
+ * stream serves every attribute. */
+typedef struct skn_morph {
+  uint32_t count;
+  uint32_t *vertices;
+  float *deltas;
+  uint32_t has_normals, has_tangents, width;
+} skn_morph;
 
 /* ---- the pose (pose.c, palette.c) ---- */
 
@@ -196,6 +215,9 @@ struct skn_pose {
    * skn_skin calls on one pose stay safe. */
   pthread_mutex_t lock;
   int derived;                   /* atomic: the SKN_FORMS_* bits that match the pose */
+  float *morph_weights;          /* per target (rig->morph_count) */
+  uint32_t *morph_active;        /* the targets whose weight is not 0, ascending ... */
+  uint32_t morph_active_count;   /* ... and how many */
 };
 
 /* The rotation forms, derived each on demand. */
@@ -235,6 +257,14 @@ typedef struct skn_skin_job {
   size_t position_stride, normal_stride, tangent_stride;
   int split;                     /* skn_dqs_scale, for DQS, BLEND and COR */
   int stream;                    /* streaming stores where the kernel can (skn_stores) */
+  /* The rest attributes the kernels skin: vertex v's at rest_positions +
+   * 3 (v - rest_first), rest_normals + 3 (...), rest_tangents + 4 (...):
+   * the rig's arrays (rest_first 0), or a span's morphed copy (morph.c,
+   * `morphed`: the compact kernels then read its normals and tangents
+   * instead of decoding their own). */
+  const float *rest_positions, *rest_normals, *rest_tangents;
+  uint32_t rest_first;
+  int morphed;
 } skn_skin_job;
 
 /* One vertex's results; n and t are filled only where the job asks. */
@@ -243,6 +273,24 @@ typedef struct skn_vertex_out {
 } skn_vertex_out;
 
 typedef void (*skn_kernel_fn)(const skn_skin_job *job, uint32_t first, uint32_t end);
+
+/* Vertex v's rest attributes as the job skins them (above). */
+#define SKN_REST_P(job, v) ((job)->rest_positions + (size_t)((v) - (job)->rest_first) * 3)
+#define SKN_REST_N(job, v) ((job)->rest_normals + (size_t)((v) - (job)->rest_first) * 3)
+#define SKN_REST_T(job, v) ((job)->rest_tangents + (size_t)((v) - (job)->rest_first) * 4)
+
+/* ---- morph targets (morph.c) ---- */
+
+/* Bind: validates desc's targets (bind_validate.c calls it first) and builds them. */
+skn_status skn__morph_validate(const skn_bind_desc *d);
+skn_status skn__morph_build(skn_rig *rig, const skn_bind_desc *d);
+void skn__morph_free(skn_rig *rig);
+/* Pose: the weights and their active list (pose_create, set_morph_weights). */
+skn_status skn__morph_pose_init(skn_pose *pose);
+/* Skin: kernel over [first, end) with the pose's morph targets applied to
+ * the rest attributes span by span (or the kernel alone where no weight is
+ * set). */
+void skn__morph_run(const skn_skin_job *job, skn_kernel_fn kernel, uint32_t first, uint32_t end);
 
 void skn__lbs_matrix(const skn_skin_job *job, uint32_t first, uint32_t end);
 void skn__lbs_quaternion(const skn_skin_job *job, uint32_t first, uint32_t end);

@@ -16,14 +16,13 @@ void skn__store_vertex(const skn_skin_job *job, uint32_t v, const skn_vertex_out
 }
 
 void skn__rest_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
-  const skn_rig *rig = job->rig;
-  memcpy(o->p, rig->positions + (size_t)v * 3, sizeof o->p);
+  memcpy(o->p, SKN_REST_P(job, v), sizeof o->p);
   if (job->normals) {
-    memcpy(o->n, rig->normals + (size_t)v * 3, sizeof o->n);
+    memcpy(o->n, SKN_REST_N(job, v), sizeof o->n);
     skn_v3_normalize(o->n);
   }
   if (job->tangents) {
-    memcpy(o->t, rig->tangents + (size_t)v * 4, sizeof o->t);
+    memcpy(o->t, SKN_REST_T(job, v), sizeof o->t);
     skn_v3_normalize(o->t);
   }
 }
@@ -31,7 +30,7 @@ void skn__rest_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
 /* Tangent xyz by the blended 3x3 (rows with stride rs), w negated where that
  * 3x3 mirrors (negative determinant): the bitangent must follow the mirror. */
 static void blend_tangent(const skn_skin_job *job, uint32_t v, const float *a, int rs, float t[4]) {
-  const float *t0 = job->rig->tangents + (size_t)v * 4;
+  const float *t0 = SKN_REST_T(job, v);
   skn_v3_mul_rows(t, a, rs, t0);
   skn_v3_normalize(t);
   t[3] = skn_rows_det3(a, rs) < 0.0f ? -t0[3] : t0[3];
@@ -50,10 +49,10 @@ void skn__lbs_vertex(const skn_skin_job *job, uint32_t v, skn_vertex_out *o) {
         if (job->normals && c < 3) nm[r * 3 + c] += w * SKN_POSE_N(job->pose, j, r, c);
       }
   }
-  const float *v0 = rig->positions + (size_t)v * 3;
+  const float *v0 = SKN_REST_P(job, v);
   for (int r = 0; r < 3; ++r) o->p[r] = a[r * 4] * v0[0] + a[r * 4 + 1] * v0[1] + a[r * 4 + 2] * v0[2] + a[r * 4 + 3];
   if (job->normals) {
-    skn_v3_mul_rows(o->n, nm, 3, rig->normals + (size_t)v * 3);
+    skn_v3_mul_rows(o->n, nm, 3, SKN_REST_N(job, v));
     skn_v3_normalize(o->n);
   }
   if (job->tangents) blend_tangent(job, v, a, 4, o->t);
@@ -80,12 +79,14 @@ static void lbs_quaternion_vertex(const skn_skin_job *job, uint32_t v, skn_verte
   const skn_joint_xform *xf = job->pose->xforms;
   uint32_t lo = rig->influence_offsets[v], hi = rig->influence_offsets[v + 1];
   float a[9] = {0}, r[3];
-  const float *n0 = rig->normals ? rig->normals + (size_t)v * 3 : NULL;
+  const float *n0 = job->normals ? SKN_REST_N(job, v) : NULL, *v0 = SKN_REST_P(job, v);
   memset(o, 0, sizeof *o);
   for (uint32_t i = lo; i < hi; ++i) {
-    const skn_joint_xform *x = &xf[rig->influence_joints[i]];
-    float w = rig->influence_weights[i];
-    skn_quat_rotate(r, x->q, rig->bone_offsets + (size_t)i * 3); /* R_i v'_i */
+    uint32_t j = rig->influence_joints[i];
+    const skn_joint_xform *x = &xf[j];
+    float w = rig->influence_weights[i], d[3];
+    for (int c = 0; c < 3; ++c) d[c] = v0[c] - rig->bind[j][12 + c]; /* v'_i = v0 - c_i, c_i the bind origin */
+    skn_quat_rotate(r, x->q, d); /* R_i v'_i */
     for (int c = 0; c < 3; ++c) o->p[c] += w * (x->b[c] + x->s * r[c]);
     if (job->normals) {
       skn_quat_rotate(r, x->q, n0);

@@ -40,7 +40,8 @@ SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {
       *palettes[k] = skn__alloc_aligned(palette_bytes, 64);
   }
   if (!pose || !pose->local || !pose->staged || !pose->world || !pose->pinned || !pose->xforms ||
-      !pose->lbs_palette || !pose->dq_palette[0] || !pose->dq_palette[1] || !pose->quat_palette) {
+      !pose->lbs_palette || !pose->dq_palette[0] || !pose->dq_palette[1] || !pose->quat_palette ||
+      skn__morph_pose_init(pose) != SKN_OK) {
     skn_pose_destroy(pose);
     return skn__fail(SKN_ERR_OUT_OF_MEMORY, "pose_create: out of memory for %u joints", n);
   }
@@ -67,6 +68,8 @@ SKN_API void skn_pose_destroy(skn_pose *pose) {
   skn__free(pose->dq_palette[0]);
   skn__free(pose->dq_palette[1]);
   skn__free(pose->quat_palette);
+  skn__free(pose->morph_weights);
+  skn__free(pose->morph_active);
   skn__free(pose);
 }
 

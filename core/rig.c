@@ -163,9 +163,7 @@ static skn_status build_influences(skn_rig *rig, const skn_bind_desc *d) {
   rig->influence_offsets = alloc_array((size_t)d->vertex_count + 1, sizeof(uint32_t));
   rig->influence_joints = alloc_array(total, sizeof(uint32_t));
   rig->influence_weights = alloc_array(total, sizeof(float));
-  rig->bone_offsets = alloc_array((size_t)total * 3, sizeof(float));
-  skn_status s = (kept && rig->influence_offsets && rig->influence_joints && rig->influence_weights &&
-                  rig->bone_offsets) ? SKN_OK
+  skn_status s = (kept && rig->influence_offsets && rig->influence_joints && rig->influence_weights) ? SKN_OK
                  : skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for %u influences", total);
   uint32_t out = 0;
   for (uint32_t v = 0; s == SKN_OK && v < d->vertex_count; ++v) {
@@ -181,8 +179,6 @@ static skn_status build_influences(skn_rig *rig, const skn_bind_desc *d) {
       rig->influence_joints[out] = j;
       rig->influence_weights[out] = (float)(kept[k].weight * scale);
       rig->joint_used[j] = 1;
-      for (int c = 0; c < 3; ++c) /* v'_i = v0 - c_i, c_i the joint's bind origin */
-        rig->bone_offsets[out * 3 + c] = rig->positions[(size_t)v * 3 + c] - rig->bind[j][12 + c];
     }
   }
   skn__free(kept);
@@ -227,6 +223,7 @@ SKN_API skn_status skn_bind(const skn_bind_desc *desc, skn_rig **out_rig) {
   if (s == SKN_OK) s = build_influences(rig, &d);
   if (s == SKN_OK && d.layout == SKN_LAYOUT_COMPACT) s = skn__compact_quantize(rig);
   if (s == SKN_OK) s = build_method_data(rig, &d);
+  if (s == SKN_OK) s = skn__morph_build(rig, &d);
   if (s == SKN_OK) s = skn__pack_influences(rig);
   if (s != SKN_OK) {
     skn_rig_destroy(rig);
@@ -253,7 +250,7 @@ SKN_API void skn_rig_destroy(skn_rig *rig) {
   skn__free(rig->influence_offsets);
   skn__free(rig->influence_joints);
   skn__free(rig->influence_weights);
-  skn__free(rig->bone_offsets);
+  skn__morph_free(rig);
   skn__free(rig->bind_rotation);
   skn__free(rig->blend_weights);
   skn__free(rig->centers);
@@ -271,6 +268,6 @@ SKN_API void skn_rig_destroy(skn_rig *rig) {
 SKN_API skn_status skn_rig_info_get(const skn_rig *rig, skn_rig_info *out) {
   if (!rig || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_info_get: rig and out are required");
   skn_rig_info info = {sizeof info, rig->joint_count, rig->vertex_count, rig->influence_count,
-                       rig->max_influences_per_vertex, rig->flags};
+                       rig->max_influences_per_vertex, rig->flags, rig->morph_count, rig->morph_entry_count};
   return skn__fill_info(out, &info, sizeof info, SKN_RIG_INFO_V1_SIZE, "rig_info_get");
 }

@@ -137,7 +137,7 @@ typedef struct skin_run {
 static void run_blocks(void *ctx, uint32_t first_block, uint32_t end_block) {
   const skin_run *run = ctx;
   uint64_t end = run->first + (uint64_t)end_block * run->block;
-  run->kernel(&run->job, run->first + first_block * run->block, (uint32_t)SKN_MIN((uint64_t)run->end, end));
+  skn__morph_run(&run->job, run->kernel, run->first + first_block * run->block, (uint32_t)SKN_MIN((uint64_t)run->end, end));
 }
 
 SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_skin_desc *desc) {
@@ -154,7 +154,8 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
   skin_run run = {{rig, pose, d.positions.data, d.normals.data, d.tangents.data,
                    d.positions.stride ? d.positions.stride : 3 * sizeof(float),
                    d.normals.stride ? d.normals.stride : 3 * sizeof(float),
-                   d.tangents.stride ? d.tangents.stride : 4 * sizeof(float), (int)d.dqs_scale, 0},
+                   d.tangents.stride ? d.tangents.stride : 4 * sizeof(float), (int)d.dqs_scale, 0,
+                   rig->positions, rig->normals, rig->tangents, 0, 0},
                   pick_kernel(rig, d.method),
                   d.first_vertex,
                   d.vertex_count ? d.first_vertex + d.vertex_count : rig->vertex_count, 0};
@@ -163,7 +164,7 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
   run.block = block_vertices(run.end - run.first, threads);
   uint32_t blocks = (run.end - run.first + run.block - 1) / run.block;
   if (d.threads == 1 || blocks == 1)
-    run.kernel(&run.job, run.first, run.end);
+    skn__morph_run(&run.job, run.kernel, run.first, run.end);
   else
     skn__pool_run(run_blocks, &run, blocks, d.threads, light_call(rig, &d, run.kernel, run.end - run.first));
   return SKN_OK;

@@ -2,7 +2,7 @@
  * sampler at time t (clamped to its first and last keys), LINEAR with
  * spherical linear interpolation for rotations, STEP, and CUBICSPLINE
  * (Hermite, tangents scaled by the key interval); then every node's local
- * transform and, parents first, its global transform. */
+ * transform and, parents first, its global transform; and morph weights. */
 #include "gltf.h"
 
 #include "../math/mat4.h"
@@ -116,4 +116,55 @@ void skn__gltf_globals(const skn_gltf *g, uint32_t a, float t, float (*global)[1
     else
       skn_mat4_mul_affine(global[i], global[g->nodes[i].parent], local);
   }
+}
+
+/* Morph weights (§3.11: a weights channel's keys each hold n scalars, one
+ * per target; CUBICSPLINE's hold n in-tangents, n values, n out-tangents),
+ * sampled as the other channels are, component by component, without the
+ * rotations' slerp and normalisation. */
+static float weight_output(const skn_gltf *g, const gltf_sampler *s, uint32_t e) {
+  float w;
+  output(g, s, e, &w);
+  return w;
+}
+
+static void sample_weights(const skn_gltf *g, const gltf_sampler *s, uint32_t n, float t, float *out) {
+  uint32_t keys = g->accessors[s->input].count, cubic = s->interpolation == GLTF_CUBICSPLINE;
+  uint32_t per_key = cubic ? 3 * n : n, value = cubic ? n : 0;
+  if (keys == 1 || t <= key_time(g, s, 0) || t >= key_time(g, s, keys - 1)) {
+    uint32_t k = keys == 1 || t <= key_time(g, s, 0) ? 0 : keys - 1;
+    for (uint32_t c = 0; c < n; ++c) out[c] = weight_output(g, s, k * per_key + value + c);
+    return;
+  }
+  uint32_t lo = 0, hi = keys - 1; /* t_lo <= t < t_hi */
+  while (hi - lo > 1) {
+    uint32_t mid = (lo + hi) / 2;
+    if (key_time(g, s, mid) <= t) lo = mid; else hi = mid;
+  }
+  float t0 = key_time(g, s, lo), d = key_time(g, s, hi) - t0, u = (t - t0) / d, u2 = u * u, u3 = u2 * u;
+  for (uint32_t c = 0; c < n; ++c) {
+    if (s->interpolation == GLTF_STEP) {
+      out[c] = weight_output(g, s, lo * n + c);
+    } else if (!cubic) {
+      float a = weight_output(g, s, lo * n + c), b = weight_output(g, s, hi * n + c);
+      out[c] = a + u * (b - a);
+    } else { /* Hermite: value, out-tangent of lo; value, in-tangent of hi (Appendix C) */
+      float a = weight_output(g, s, lo * per_key + n + c), m0 = weight_output(g, s, lo * per_key + 2 * n + c);
+      float b = weight_output(g, s, hi * per_key + n + c), m1 = weight_output(g, s, hi * per_key + c);
+      out[c] = (2 * u3 - 3 * u2 + 1) * a + (u3 - 2 * u2 + u) * d * m0 + (-2 * u3 + 3 * u2) * b + (u3 - u2) * d * m1;
+    }
+  }
+}
+
+int skn__gltf_animated_weights(const skn_gltf *g, uint32_t a, float t, uint32_t node, uint32_t n, float *out) {
+  if (a >= g->animation_count || !n) return 0;
+  const gltf_animation *an = &g->animations[a];
+  for (uint32_t c = 0; c < an->channel_count; ++c) {
+    const gltf_channel *ch = &an->channels[c];
+    if (ch->node == (int32_t)node && ch->path == GLTF_PATH_WEIGHTS) {
+      sample_weights(g, &an->samplers[ch->sampler], n, t, out);
+      return 1;
+    }
+  }
+  return 0;
 }

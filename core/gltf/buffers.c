@@ -36,10 +36,36 @@ static long base64_decode(const char *text, uint8_t *out, size_t want) {
   return (long)n;
 }
 
+static int hex_digit(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A data: URI without ";base64" (RFC 2397): its text is the bytes, %XX
+ * escapes decoded (RFC 3986 §2.1). */
+static skn_status load_data_text(gltf_buffer *b, uint32_t i, const char *text) {
+  size_t n = 0, len = strlen(text);
+  b->data = skn__alloc(len ? len : 1); /* decoding only shrinks */
+  if (!b->data) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "buffers[%u]: out of memory", i);
+  for (size_t k = 0; k < len; ++k) {
+    if (text[k] == '%') {
+      int hi = k + 2 < len ? hex_digit(text[k + 1]) : -1, lo = hi >= 0 ? hex_digit(text[k + 2]) : -1;
+      if (hi < 0 || lo < 0) return skn__fail(SKN_ERR_PARSE, "buffers[%u].uri: a %% not followed by two hex digits", i);
+      b->data[n++] = (uint8_t)(hi << 4 | lo);
+      k += 2;
+    } else {
+      b->data[n++] = (uint8_t)text[k];
+    }
+  }
+  if (n < b->length)
+    return skn__fail(SKN_ERR_PARSE, "buffers[%u].uri: holds %zu bytes, byteLength is %zu", i, n, b->length);
+  return SKN_OK;
+}
+
 static skn_status load_data_uri(gltf_buffer *b, uint32_t i) {
   const char *comma = strchr(b->uri, ',');
-  if (!comma || !strstr(b->uri, ";base64,") || strstr(b->uri, ";base64,") + 7 != comma)
-    return skn__fail(SKN_ERR_PARSE, "buffers[%u].uri: a data: URI must be base64 (\"data:...;base64,\")", i);
+  if (!comma) return skn__fail(SKN_ERR_PARSE, "buffers[%u].uri: a data: URI without a comma", i);
+  const char *b64 = strstr(b->uri, ";base64,");
+  if (!b64 || b64 + 7 != comma) return load_data_text(b, i, comma + 1);
   size_t most = strlen(comma + 1) / 4 * 3 + 2; /* what its text can hold: memory in proportion to the bytes */
   if (b->length > most)
     return skn__fail(SKN_ERR_PARSE, "buffers[%u].uri: %zu characters of base64 cannot hold byteLength %zu", i,
@@ -110,8 +136,7 @@ skn_status skn__gltf_load_buffers(skn_gltf *g) {
     gltf_buffer *b = &g->buffers[i];
     skn_status s = SKN_OK;
     if (!b->uri) { /* the GLB's BIN chunk, which only the first buffer may name */
-      if (i != 0 || !g->glb_bin)
-        return skn__fail(SKN_ERR_PARSE, "buffers[%u] has no uri and is not a GLB's BIN chunk", i);
+      if (i != 0 || !g->glb_bin) continue; /* no bytes: refused only where an accessor reads it (validate.c) */
       if (g->glb_bin_length < b->length)
         return skn__fail(SKN_ERR_PARSE, "buffers[0]: the GLB's BIN chunk has %zu bytes, byteLength is %zu (truncated)",
                          g->glb_bin_length, b->length);

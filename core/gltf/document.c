@@ -9,11 +9,22 @@
 
 void skn__gltf_free(skn_gltf *g) {
   for (uint32_t i = 0; i < g->buffer_count; ++i) {
-    if (g->buffers[i].uri) skn__free(g->buffers[i].data); /* a uri-less buffer is the GLB chunk */
+    if (g->buffers[i].uri) skn__free(g->buffers[i].data); /* a uri-less buffer is the GLB chunk, or has no bytes */
     skn__free(g->buffers[i].uri);
   }
-  for (uint32_t i = 0; i < g->node_count; ++i) skn__free(g->nodes[i].children);
-  for (uint32_t i = 0; i < g->mesh_count; ++i) skn__free(g->meshes[i].name);
+  for (uint32_t i = 0; i < g->node_count; ++i) {
+    skn__free(g->nodes[i].children);
+    skn__free(g->nodes[i].name);
+    skn__free(g->nodes[i].weights);
+  }
+  for (uint32_t i = 0; i < g->mesh_count; ++i) {
+    skn__free(g->meshes[i].name);
+    skn__free(g->meshes[i].weights);
+    for (uint32_t k = 0; g->meshes[i].target_names && k < g->meshes[i].target_name_count; ++k)
+      skn__free(g->meshes[i].target_names[k]);
+    skn__free(g->meshes[i].target_names);
+  }
+  for (uint32_t i = 0; i < g->primitive_count; ++i) skn__free(g->primitives[i].targets);
   for (uint32_t i = 0; i < g->skin_count; ++i) {
     skn__free(g->skins[i].name);
     skn__free(g->skins[i].joints);
@@ -154,8 +165,22 @@ SKN_API skn_status skn_gltf_primitive_info_get(const skn_gltf *g, uint32_t primi
                                   g->accessors[p->position].count, skn__gltf_triangle_count(g, p),
                                   g->skins[sp->skin].joint_count, 4 * p->set_count,
                                   (p->normal >= 0 ? SKN_GLTF_HAS_NORMALS : 0u) | (p->tangent >= 0 ? SKN_GLTF_HAS_TANGENTS : 0u),
-                                  g->meshes[p->mesh].name};
-  return skn__fill_info(out, &info, sizeof info, sizeof info, "gltf_primitive_info_get");
+                                  g->meshes[p->mesh].name, g->nodes[sp->node].name, p->target_count};
+  return skn__fill_info(out, &info, sizeof info, SKN_GLTF_PRIMITIVE_INFO_V1_SIZE, "gltf_primitive_info_get");
+}
+
+SKN_API skn_status skn_gltf_morph_target_name(const skn_gltf *g, uint32_t primitive, uint32_t target,
+                                              const char **out_name) {
+  skn_status s = check_primitive(g, primitive, "gltf_morph_target_name");
+  if (s != SKN_OK) return s;
+  if (!out_name) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_morph_target_name: out_name is required");
+  const gltf_primitive *p = &g->primitives[g->skinned[primitive].primitive];
+  if (target >= p->target_count)
+    return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "gltf_morph_target_name: target %u >= %u morph targets", target,
+                     p->target_count);
+  const gltf_mesh *me = &g->meshes[p->mesh];
+  *out_name = target < me->target_name_count ? me->target_names[target] : "";
+  return SKN_OK;
 }
 
 SKN_API skn_status skn_gltf_animation_info_get(const skn_gltf *g, uint32_t animation, skn_gltf_animation_info *out) {

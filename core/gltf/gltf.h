@@ -19,7 +19,7 @@ enum {
   GLTF_FLOAT = 5126
 };
 
-enum { GLTF_PATH_TRANSLATION, GLTF_PATH_ROTATION, GLTF_PATH_SCALE, GLTF_PATH_WEIGHTS };
+enum { GLTF_PATH_TRANSLATION, GLTF_PATH_ROTATION, GLTF_PATH_SCALE, GLTF_PATH_WEIGHTS, GLTF_PATH_OTHER /* extensions': ignored */ };
 enum { GLTF_LINEAR, GLTF_STEP, GLTF_CUBICSPLINE };
 #define GLTF_MAX_SETS 8 /* JOINTS_0..7 / WEIGHTS_0..7 per primitive */
 
@@ -37,7 +37,9 @@ typedef struct gltf_view {
 typedef struct gltf_accessor {
   int32_t view;                  /* -1: all zeros (or sparse only) */
   size_t offset;
-  uint32_t component_type, normalized, count, components; /* components: 1 SCALAR .. 16 MAT4 */
+  uint32_t component_type, normalized, count, components; /* components: 1 SCALAR .. 16 MAT4; 0: a type
+                                                             skn does not know (refused where it is used) */
+  uint32_t readable;             /* set by validate: its bytes are loaded (0: a buffer without bytes) */
   uint32_t columns;              /* 1 for SCALAR and VECn, n for MATn */
   uint32_t sparse_count;         /* 0: not sparse */
   int32_t sparse_index_view, sparse_value_view;
@@ -46,7 +48,10 @@ typedef struct gltf_accessor {
 } gltf_accessor;
 
 typedef struct gltf_node {
+  char *name;
   int32_t parent, mesh, skin;
+  uint32_t weight_count;         /* morph weights overriding the mesh's (0: none) */
+  float *weights;
   uint32_t has_matrix;
   float matrix[16];
   float translation[3], rotation[4], scale[3];
@@ -59,11 +64,17 @@ typedef struct gltf_primitive {
   int32_t indices, position, normal, tangent;
   uint32_t set_count;            /* JOINTS_n/WEIGHTS_n pairs */
   int32_t joints[GLTF_MAX_SETS], weights[GLTF_MAX_SETS];
+  uint32_t target_count;         /* morph targets: POSITION, NORMAL, TANGENT accessors each (-1: none) */
+  int32_t (*targets)[3];
 } gltf_primitive;
 
 typedef struct gltf_mesh {
   char *name;
   uint32_t first_primitive, primitive_count;
+  uint32_t weight_count;         /* default morph weights (0: none, all zero) */
+  float *weights;
+  uint32_t target_name_count;    /* extras.targetNames */
+  char **target_names;
 } gltf_mesh;
 
 typedef struct gltf_skin {
@@ -93,8 +104,9 @@ typedef struct gltf_animation {
   float start, end;              /* over its samplers' input ranges; set by validate */
 } gltf_animation;
 
-/* A skinned primitive as the API counts them: a primitive with JOINTS_0
- * of a mesh that a node with a skin instantiates (the first such node). */
+/* A skinned primitive as the API counts them: a primitive with POSITION
+ * and JOINTS_0 of a mesh, with one node that instantiates the mesh with a
+ * skin (one per such node: instanced skins). */
 typedef struct gltf_skinned {
   uint32_t primitive, node, skin;
 } gltf_skinned;
@@ -125,6 +137,9 @@ skn_status skn__gltf_parse(skn_gltf *g, uint8_t *data, size_t size);
 skn_status skn__gltf_load_buffers(skn_gltf *g);
 /* validate.c: checks everything the rest relies on; orders nodes. */
 skn_status skn__gltf_validate(skn_gltf *g);
+/* validate.c: the morph weights a primitive's node and mesh give (node's,
+ * else mesh's, else zeros) into out[target_count]. */
+void skn__gltf_default_weights(const skn_gltf *g, const gltf_skinned *sp, float *out);
 void skn__gltf_free(skn_gltf *g);
 
 /* document.c: triangles a primitive's mode and indices make. */
@@ -146,5 +161,8 @@ uint32_t skn__gltf_stored_index(const skn_gltf *g, uint32_t accessor, uint32_t k
 /* animation.c: every node's local matrix at time t of animation a
  * (a == UINT32_MAX: the nodes' own transforms), then global matrices. */
 void skn__gltf_globals(const skn_gltf *g, uint32_t a, float t, float (*global)[16]);
+/* animation.c: the morph weights of node `node` (n of them) at time t of
+ * animation a; 0 where the animation has no weights channel for it. */
+int skn__gltf_animated_weights(const skn_gltf *g, uint32_t a, float t, uint32_t node, uint32_t n, float *out);
 
 #endif

@@ -72,6 +72,30 @@ static skn_status get_floats(const cJSON *o, const char *key, int n, const char 
   return SKN_OK;
 }
 
+/* An optional array of finite numbers of any length (morph weights): its
+ * length and a copy; absent: 0 and NULL. */
+static skn_status get_float_array(const cJSON *o, const char *key, const char *where, uint32_t *count, float **out) {
+  const cJSON *m = member(o, key);
+  *count = 0;
+  *out = NULL;
+  if (!m) return SKN_OK;
+  if (!cJSON_IsArray(m)) return skn__fail(SKN_ERR_PARSE, "%s.%s is not an array", where, key);
+  uint32_t n = (uint32_t)cJSON_GetArraySize(m);
+  float *f = skn__alloc((n ? n : 1) * sizeof *f);
+  if (!f) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s.%s: out of memory", where, key);
+  uint32_t i = 0;
+  for (const cJSON *e = m->child; e; e = e->next, ++i) {
+    if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+      skn__free(f);
+      return skn__fail(SKN_ERR_PARSE, "%s.%s[%u] is not a finite number", where, key, i);
+    }
+    f[i] = (float)e->valuedouble;
+  }
+  *count = n;
+  *out = f;
+  return SKN_OK;
+}
+
 static char *dup_string(const cJSON *o, const char *key) {
   const cJSON *m = member(o, key);
   const char *s = cJSON_IsString(m) ? m->valuestring : "";
@@ -176,9 +200,9 @@ static skn_status parse_accessor(skn_gltf *g, const cJSON *o, uint32_t i) {
   a->count = count;
   a->normalized = cJSON_IsTrue(norm);
   a->components = type_components(cJSON_IsString(type) ? type->valuestring : NULL, &a->columns);
-  if (!skn__gltf_component_size(a->component_type))
-    return skn__fail(SKN_ERR_PARSE, "%s.componentType %u is not a glTF component type", where, a->component_type);
-  if (!a->components) return skn__fail(SKN_ERR_PARSE, "%s.type is missing or unknown", where);
+  /* an unknown type or componentType is refused where the accessor is used
+   * (validate.c): an asset may carry accessors skn never reads */
+  if (!skn__gltf_component_size(a->component_type)) a->components = 0;
   if (a->count == 0) return skn__fail(SKN_ERR_PARSE, "%s.count must be at least 1", where);
   const cJSON *sp = member(o, "sparse");
   return sp ? parse_sparse(a, sp, where) : SKN_OK;
@@ -193,7 +217,9 @@ static skn_status parse_node(skn_gltf *g, const cJSON *o, uint32_t i) {
   n->scale[0] = n->scale[1] = n->scale[2] = 1;
   skn_mat4_identity(n->matrix);
   n->has_matrix = member(o, "matrix") != NULL;
+  if (!(n->name = dup_string(o, "name"))) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
   skn_status s = get_index(o, "mesh", where, &n->mesh);
+  if (s == SKN_OK) s = get_float_array(o, "weights", where, &n->weight_count, &n->weights);
   if (s == SKN_OK) s = get_index(o, "skin", where, &n->skin);
   if (s == SKN_OK) s = get_floats(o, "matrix", 16, where, n->matrix);
   if (s == SKN_OK) s = get_floats(o, "translation", 3, where, n->translation);
@@ -232,6 +258,29 @@ static skn_status parse_sets(gltf_primitive *p, const cJSON *attrs, const char *
   return SKN_OK;
 }
 
+/* Morph targets (§3.7.2.2): POSITION, NORMAL and TANGENT offsets each; a
+ * target's other attributes (texture coordinates, colors) are not skinning. */
+static skn_status parse_targets(gltf_primitive *p, const cJSON *o, const char *where) {
+  const cJSON *targets = member(o, "targets");
+  if (!targets) return SKN_OK;
+  if (!cJSON_IsArray(targets)) return skn__fail(SKN_ERR_PARSE, "%s.targets is not an array", where);
+  uint32_t n = (uint32_t)cJSON_GetArraySize(targets);
+  p->targets = skn__calloc(n ? n : 1, sizeof *p->targets);
+  if (!p->targets) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s.targets: out of memory", where);
+  p->target_count = n;
+  uint32_t t = 0;
+  for (const cJSON *e = targets->child; e; e = e->next, ++t) {
+    char at[64];
+    snprintf(at, sizeof at, "%s.targets[%u]", where, t);
+    if (!cJSON_IsObject(e)) return skn__fail(SKN_ERR_PARSE, "%s is not an object", at);
+    skn_status s = get_index(e, "POSITION", at, &p->targets[t][0]);
+    if (s == SKN_OK) s = get_index(e, "NORMAL", at, &p->targets[t][1]);
+    if (s == SKN_OK) s = get_index(e, "TANGENT", at, &p->targets[t][2]);
+    if (s != SKN_OK) return s;
+  }
+  return SKN_OK;
+}
+
 static skn_status parse_primitive(skn_gltf *g, const cJSON *o, uint32_t mesh, uint32_t k, uint32_t i) {
   char where[48];
   gltf_primitive *p = &g->primitives[i];
@@ -246,8 +295,28 @@ static skn_status parse_primitive(skn_gltf *g, const cJSON *o, uint32_t mesh, ui
   if (s == SKN_OK) s = get_index(attrs, "NORMAL", where, &p->normal);
   if (s == SKN_OK) s = get_index(attrs, "TANGENT", where, &p->tangent);
   if (s == SKN_OK) s = parse_sets(p, attrs, where);
+  if (s == SKN_OK) s = parse_targets(p, o, where);
   if (s == SKN_OK && p->mode > 6) s = skn__fail(SKN_ERR_PARSE, "%s.mode %u is not a glTF primitive mode", where, p->mode);
   return s;
+}
+
+/* extras.targetNames: the morph targets' names as Blender and most
+ * exporters write them (not in the spec; anything else there is ignored). */
+static skn_status parse_target_names(gltf_mesh *me, const cJSON *mo, const char *where) {
+  const cJSON *names = member(member(mo, "extras"), "targetNames");
+  if (!cJSON_IsArray(names)) return SKN_OK;
+  uint32_t n = (uint32_t)cJSON_GetArraySize(names);
+  me->target_names = skn__calloc(n ? n : 1, sizeof *me->target_names);
+  if (!me->target_names) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
+  me->target_name_count = n;
+  uint32_t i = 0;
+  for (const cJSON *e = names->child; e; e = e->next, ++i) {
+    const char *s = cJSON_IsString(e) ? e->valuestring : "";
+    size_t len = strlen(s) + 1;
+    if (!(me->target_names[i] = skn__alloc(len))) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
+    memcpy(me->target_names[i], s, len);
+  }
+  return SKN_OK;
 }
 
 static skn_status parse_meshes(skn_gltf *g, const cJSON *root) {
@@ -265,7 +334,13 @@ static skn_status parse_meshes(skn_gltf *g, const cJSON *root) {
   uint32_t next = 0;
   for (uint32_t m = 0; m < g->mesh_count; ++m) {
     const cJSON *mo = cJSON_GetArrayItem(meshes, (int)m), *prims = member(mo, "primitives");
-    g->meshes[m].name = dup_string(mo, "name");
+    gltf_mesh *me = &g->meshes[m];
+    char where[32];
+    snprintf(where, sizeof where, "meshes[%u]", m);
+    if (!(me->name = dup_string(mo, "name"))) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory", where);
+    skn_status s = get_float_array(mo, "weights", where, &me->weight_count, &me->weights);
+    if (s == SKN_OK) s = parse_target_names(me, mo, where);
+    if (s != SKN_OK) return s;
     g->meshes[m].first_primitive = next;
     g->meshes[m].primitive_count = (uint32_t)cJSON_GetArraySize(prims);
     for (uint32_t k = 0; k < g->meshes[m].primitive_count; ++k, ++next) {
@@ -311,7 +386,8 @@ static skn_status parse_channel(gltf_animation *an, const cJSON *o, const char *
   ch->path = !strcmp(p, "translation") ? GLTF_PATH_TRANSLATION
              : !strcmp(p, "rotation")  ? GLTF_PATH_ROTATION
              : !strcmp(p, "scale")     ? GLTF_PATH_SCALE
-                                       : GLTF_PATH_WEIGHTS; /* morph weights and extensions: not skinning */
+             : !strcmp(p, "weights")   ? GLTF_PATH_WEIGHTS
+                                       : GLTF_PATH_OTHER; /* an extension's (KHR_animation_pointer): not skinning */
   return SKN_OK;
 }
 
@@ -346,6 +422,39 @@ static skn_status parse_animation(skn_gltf *g, const cJSON *o, uint32_t i) {
   return SKN_OK;
 }
 
+/* The extensions skn implements, or whose family changes nothing it reads:
+ * an asset requiring any other is refused (§3.12: a loader that does not
+ * support a required extension MUST NOT load the asset). KHR_mesh_quantization's
+ * integer attributes are read (accessor.c); the families after it concern
+ * materials, textures, images, lights and metadata, which skn never opens.
+ * Anything that changes buffers, meshes, nodes or animation (Draco,
+ * meshopt, GPU instancing, ...) is refused by name. */
+static const char *const SKN_GLTF_EXTENSIONS[] = {
+    "KHR_mesh_quantization", "KHR_materials_", "KHR_texture_", "EXT_texture_", "GOOGLE_texture_",
+    "MSFT_texture_", "KHR_lights_", "EXT_lights_", "KHR_xmp", NULL};
+
+static int implemented(const char *name) {
+  for (const char *const *k = SKN_GLTF_EXTENSIONS; *k; ++k) {
+    size_t n = strlen(*k);
+    if ((*k)[n - 1] == '_' ? !strncmp(name, *k, n) : !strcmp(name, *k)) return 1;
+  }
+  return 0;
+}
+
+static skn_status check_required_extensions(const cJSON *root) {
+  const cJSON *req = member(root, "extensionsRequired");
+  if (!req) return SKN_OK;
+  if (!cJSON_IsArray(req)) return skn__fail(SKN_ERR_PARSE, "extensionsRequired is not an array");
+  uint32_t i = 0;
+  for (const cJSON *e = req->child; e; e = e->next, ++i) {
+    if (!cJSON_IsString(e)) return skn__fail(SKN_ERR_PARSE, "extensionsRequired[%u] is not a string", i);
+    if (!implemented(e->valuestring))
+      return skn__fail(SKN_ERR_UNSUPPORTED, "extensionsRequired[%u]: the asset requires %s, which skn does not "
+                       "implement", i, e->valuestring);
+  }
+  return SKN_OK;
+}
+
 /* Each kind of object, array by array, in dependency order. */
 static skn_status parse_document(skn_gltf *g, const cJSON *root) {
   const cJSON *asset = member(root, "asset"), *version = member(asset, "version");
@@ -353,7 +462,8 @@ static skn_status parse_document(skn_gltf *g, const cJSON *root) {
     return skn__fail(SKN_ERR_PARSE, "asset.version is required");
   if (strncmp(version->valuestring, "2.", 2))
     return skn__fail(SKN_ERR_PARSE, "asset.version is \"%s\": only glTF 2.x is read", version->valuestring);
-  skn_status s = top_array(root, "buffers", sizeof *g->buffers, &g->buffer_count, (void **)&g->buffers);
+  skn_status s = check_required_extensions(root);
+  if (s == SKN_OK) s = top_array(root, "buffers", sizeof *g->buffers, &g->buffer_count, (void **)&g->buffers);
   if (s == SKN_OK) s = top_array(root, "bufferViews", sizeof *g->views, &g->view_count, (void **)&g->views);
   if (s == SKN_OK) s = top_array(root, "accessors", sizeof *g->accessors, &g->accessor_count, (void **)&g->accessors);
   if (s == SKN_OK) s = top_array(root, "nodes", sizeof *g->nodes, &g->node_count, (void **)&g->nodes);

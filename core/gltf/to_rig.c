@@ -50,14 +50,33 @@ static void joint_parents(const skn_gltf *g, const gltf_skin *sk, int32_t *paren
   skn__free(joint_of);
 }
 
+/* A morph target's entries as skn_bind takes them (skn_morph_target). */
+typedef struct gltf_target {
+  uint32_t *vertices;            /* NULL: dense */
+  float *positions, *normals, *tangents;
+} gltf_target;
+
 /* Everything skn_bind reads, in the primitive's accessor order. */
 typedef struct gltf_arrays {
   int32_t *parents;
   float *inverse_bind, *positions, *normals, *tangents, *weights;
   uint32_t *joints, *triangles;
+  uint32_t target_count;
+  gltf_target *targets;
+  skn_morph_target *morphs;
+  float *morph_weights;
 } gltf_arrays;
 
 static void free_arrays(gltf_arrays *a) {
+  for (uint32_t t = 0; a->targets && t < a->target_count; ++t) {
+    skn__free(a->targets[t].vertices);
+    skn__free(a->targets[t].positions);
+    skn__free(a->targets[t].normals);
+    skn__free(a->targets[t].tangents);
+  }
+  skn__free(a->targets);
+  skn__free(a->morphs);
+  skn__free(a->morph_weights);
   skn__free(a->parents);
   skn__free(a->inverse_bind);
   skn__free(a->positions);
@@ -107,7 +126,88 @@ static int read_arrays(const skn_gltf *g, const gltf_skinned *sp, int with_trian
   return 1;
 }
 
+/* Target t's entries: every vertex where one of its accessors has a
+ * bufferView (dense), else the union of its sparse accessors' indices, in
+ * ascending order (a bitmap of the vertices); *count, and the vertices
+ * (NULL: dense). Returns 0 when out of memory. */
+static int target_entries(const skn_gltf *g, const int32_t acc[3], uint32_t n, uint32_t **vertices, uint32_t *count) {
+  *vertices = NULL;
+  *count = n;
+  for (int a = 0; a < 3; ++a)
+    if (acc[a] >= 0 && g->accessors[acc[a]].view >= 0) return 1;
+  uint8_t *bits = skn__calloc(((size_t)n + 7) / 8, 1);
+  if (!bits) return 0;
+  uint32_t total = 0;
+  for (int a = 0; a < 3; ++a)
+    for (uint32_t k = 0, m = acc[a] >= 0 ? skn__gltf_stored_count(g, (uint32_t)acc[a]) : 0; k < m; ++k) {
+      uint32_t v = skn__gltf_stored_index(g, (uint32_t)acc[a], k);
+      total += !(bits[v >> 3] >> (v & 7) & 1);
+      bits[v >> 3] |= (uint8_t)(1u << (v & 7));
+    }
+  *vertices = skn__alloc((total ? total : 1) * sizeof **vertices);
+  if (*vertices) {
+    uint32_t e = 0;
+    for (uint32_t v = 0; v < n; ++v)
+      if (bits[v >> 3] >> (v & 7) & 1) (*vertices)[e++] = v;
+  }
+  skn__free(bits);
+  *count = total;
+  return *vertices != NULL;
+}
+
+/* The primitive's morph targets, and its node's (or mesh's) weights. An
+ * offset the rest mesh has no attribute for (a NORMAL offset without
+ * NORMAL) changes nothing and is left out. */
+static int read_targets(const skn_gltf *g, const gltf_skinned *sp, gltf_arrays *a) {
+  const gltf_primitive *p = &g->primitives[sp->primitive];
+  uint32_t n = g->accessors[p->position].count, T = p->target_count;
+  if (!T) return 1;
+  a->targets = skn__calloc(T, sizeof *a->targets);
+  a->morphs = skn__calloc(T, sizeof *a->morphs);
+  a->morph_weights = skn__alloc(T * sizeof *a->morph_weights);
+  if (!a->targets || !a->morphs || !a->morph_weights) return 0;
+  a->target_count = T;
+  skn__gltf_default_weights(g, sp, a->morph_weights);
+  for (uint32_t t = 0; t < T; ++t) {
+    const int32_t *acc = p->targets[t];
+    gltf_target *gt = &a->targets[t];
+    uint32_t count;
+    int normals = acc[1] >= 0 && p->normal >= 0, tangents = acc[2] >= 0 && p->tangent >= 0;
+    if (!target_entries(g, acc, n, &gt->vertices, &count)) return 0;
+    gt->positions = skn__calloc((size_t)(count ? count : 1) * 3, sizeof(float));
+    gt->normals = normals ? skn__alloc((size_t)(count ? count : 1) * 3 * sizeof(float)) : NULL;
+    gt->tangents = tangents ? skn__alloc((size_t)(count ? count : 1) * 3 * sizeof(float)) : NULL;
+    if (!gt->positions || (normals && !gt->normals) || (tangents && !gt->tangents)) return 0;
+    for (uint32_t e = 0; e < count; ++e) {
+      uint32_t v = gt->vertices ? gt->vertices[e] : e;
+      if (acc[0] >= 0) skn__gltf_read_float(g, (uint32_t)acc[0], v, gt->positions + (size_t)e * 3);
+      if (normals) skn__gltf_read_float(g, (uint32_t)acc[1], v, gt->normals + (size_t)e * 3);
+      if (tangents) skn__gltf_read_float(g, (uint32_t)acc[2], v, gt->tangents + (size_t)e * 3);
+    }
+    a->morphs[t] = (skn_morph_target){count, gt->vertices, {gt->positions, 0}, {gt->normals, 0}, {gt->tangents, 0}};
+  }
+  return 1;
+}
+
 #define SKN_GLTF_BIND_DEFAULT_BYTES ((uint64_t)2 << 30)
+
+/* What the morph targets take to bind: per entry 40 bytes read and as many
+ * kept (morph.c), entries counted as target_entries counts them (at most). */
+static uint64_t target_bytes(const skn_gltf *g, const gltf_primitive *p) {
+  uint64_t n = g->accessors[p->position].count, bytes = 0;
+  for (uint32_t t = 0; t < p->target_count; ++t) {
+    uint64_t e = 0;
+    int dense = 0;
+    for (int a = 0; a < 3; ++a) {
+      int32_t acc = p->targets[t][a];
+      if (acc < 0) continue;
+      dense |= g->accessors[acc].view >= 0;
+      e += g->accessors[acc].sparse_count;
+    }
+    bytes += 80 * (dense || e > n ? n : e) + n / 8;
+  }
+  return bytes;
+}
 
 /* What binding the primitive allocates, estimated from its counts before
  * anything is (skn.h, max_bytes): the arrays read from the document and the
@@ -117,7 +217,8 @@ static int read_arrays(const skn_gltf *g, const gltf_skinned *sp, int with_trian
 static skn_status check_budget(const skn_gltf *g, const skn_gltf_bind_desc *d, const gltf_primitive *p) {
   uint64_t n = g->accessors[p->position].count, k = 4u * p->set_count;
   uint64_t triangles = d->centers_of_rotation ? skn__gltf_triangle_count(g, p) : 0;
-  uint64_t need = n * (100 + 34 * k) + 12 * triangles, cap = d->max_bytes ? d->max_bytes : SKN_GLTF_BIND_DEFAULT_BYTES;
+  uint64_t need = n * (100 + 34 * k) + 12 * triangles + target_bytes(g, p);
+  uint64_t cap = d->max_bytes ? d->max_bytes : SKN_GLTF_BIND_DEFAULT_BYTES;
   if (need <= cap) return SKN_OK;
   return skn__fail(SKN_ERR_UNSUPPORTED, "gltf_bind: primitive %u: %llu vertices of %llu influences%s take about %llu MB "
                    "to bind, over max_bytes (%llu MB): raise skn_gltf_bind_desc.max_bytes to bind it",
@@ -143,7 +244,7 @@ SKN_API skn_status skn_gltf_bind(const skn_gltf *g, const skn_gltf_bind_desc *ca
   skn_status s = check_budget(g, desc, p);
   if (s != SKN_OK) return s;
   gltf_arrays a = {0};
-  s = read_arrays(g, sp, desc->centers_of_rotation != 0, &a) ? SKN_OK
+  s = read_arrays(g, sp, desc->centers_of_rotation != 0, &a) && read_targets(g, sp, &a) ? SKN_OK
       : skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_bind: out of memory");
   if (s == SKN_OK) {
     skn_bind_desc d;
@@ -166,6 +267,9 @@ SKN_API skn_status skn_gltf_bind(const skn_gltf *g, const skn_gltf_bind_desc *ca
     d.layout = desc->layout;
     d.triangles = a.triangles;
     d.triangle_count = a.triangles ? skn__gltf_triangle_count(g, p) : 0;
+    d.morph_targets = a.morphs;
+    d.morph_weights = a.morph_weights;
+    d.morph_target_count = a.target_count;
     s = skn_bind(&d, out_rig);
   }
   free_arrays(&a);
@@ -182,19 +286,29 @@ SKN_API skn_status skn_gltf_pose(const skn_gltf *g, uint32_t primitive, uint32_t
     return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "gltf_pose: animation %u >= %u animations", animation,
                      g->animation_count);
   if (!isfinite(time)) return skn__fail(SKN_ERR_NOT_FINITE, "gltf_pose: time is not finite");
-  const gltf_skin *sk = &g->skins[g->skinned[primitive].skin];
+  const gltf_skinned *sp = &g->skinned[primitive];
+  const gltf_skin *sk = &g->skins[sp->skin];
+  uint32_t targets = g->primitives[sp->primitive].target_count, rig_targets = pose->rig->morph_count;
   if (pose->rig->joint_count != sk->joint_count)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_pose: the pose's rig has %u joints, skins[%u] has %u",
-                     pose->rig->joint_count, g->skinned[primitive].skin, sk->joint_count);
+                     pose->rig->joint_count, sp->skin, sk->joint_count);
+  if (rig_targets && rig_targets != targets) /* a rig bound without them: the weights have no use */
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_pose: the pose's rig has %u morph targets, primitive %u has %u",
+                     rig_targets, primitive, targets);
   float (*global)[16] = skn__alloc((g->node_count ? g->node_count : 1) * sizeof *global);
   float *joints = skn__alloc((size_t)sk->joint_count * 16 * sizeof(float));
-  skn_status s = global && joints ? SKN_OK : skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_pose: out of memory");
-  if (s == SKN_OK) {
+  float *weights = skn__alloc((rig_targets ? rig_targets : 1) * sizeof(float));
+  skn_status s = global && joints && weights ? SKN_OK : skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_pose: out of memory");
+  if (s == SKN_OK) { /* every check is behind: the two sets below cannot fail */
     skn__gltf_globals(g, animation, time, global);
     for (uint32_t j = 0; j < sk->joint_count; ++j) memcpy(joints + (size_t)j * 16, global[sk->joints[j]], 16 * sizeof(float));
+    if (rig_targets && !skn__gltf_animated_weights(g, animation, time, sp->node, rig_targets, weights))
+      skn__gltf_default_weights(g, sp, weights);
     s = skn_pose_set_model(pose, 0, sk->joint_count, joints);
+    if (s == SKN_OK && rig_targets) s = skn_pose_set_morph_weights(pose, 0, rig_targets, weights);
   }
   skn__free(global);
   skn__free(joints);
+  skn__free(weights);
   return s;
 }

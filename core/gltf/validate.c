@@ -33,6 +33,13 @@ static size_t element_size(const gltf_accessor *a) {
   return a->columns == 1 ? rows * c : a->columns * ((rows * c + 3) & ~(size_t)3);
 }
 
+/* The bytes the last element reads: its last column's padding is not
+ * needed (a MAT2 of bytes ends 2 bytes into its second 4-byte column). */
+static size_t element_extent(const gltf_accessor *a) {
+  size_t c = skn__gltf_component_size(a->component_type), rows = a->components / a->columns;
+  return a->columns == 1 ? rows * c : (a->columns - 1) * ((rows * c + 3) & ~(size_t)3) + rows * c;
+}
+
 static skn_status check_views(const skn_gltf *g) {
   for (uint32_t i = 0; i < g->view_count; ++i) {
     const gltf_view *v = &g->views[i];
@@ -45,9 +52,10 @@ static skn_status check_views(const skn_gltf *g) {
   return SKN_OK;
 }
 
-/* [offset, offset + (count-1)*stride + size) must lie inside the view. */
+/* [offset, offset + (count-1)*stride + extent) must lie inside the view
+ * (size: an element's bytes, the least stride; extent: what the last reads). */
 static skn_status check_span(const skn_gltf *g, int32_t view, size_t offset, uint32_t count, size_t size,
-                             const char *where) {
+                             size_t extent, const char *where) {
   if (view < 0 || (uint32_t)view >= g->view_count)
     return skn__fail(SKN_ERR_PARSE, "%s: bufferView %d is out of range (%u views)", where, view, g->view_count);
   const gltf_view *v = &g->views[view];
@@ -55,7 +63,7 @@ static skn_status check_span(const skn_gltf *g, int32_t view, size_t offset, uin
   if (v->stride && v->stride < size)
     return skn__fail(SKN_ERR_PARSE, "%s: bufferViews[%d].byteStride %zu is smaller than an element (%zu bytes)", where,
                      view, v->stride, size);
-  size_t end = offset + (size_t)(count - 1) * stride + size;
+  size_t end = offset + (size_t)(count - 1) * stride + extent;
   if (end > v->length)
     return skn__fail(SKN_ERR_PARSE, "%s: byteOffset + count*stride = %zu exceeds bufferViews[%d].byteLength %zu", where,
                      end, view, v->length);
@@ -71,8 +79,13 @@ static skn_status check_sparse(const skn_gltf *g, uint32_t i) {
     return skn__fail(SKN_ERR_PARSE, "%s.count %u exceeds the accessor's count %u", where, a->sparse_count, a->count);
   if (a->sparse_index_type == GLTF_FLOAT || a->sparse_index_type == GLTF_BYTE || a->sparse_index_type == GLTF_SHORT || !isize)
     return skn__fail(SKN_ERR_PARSE, "%s.indices.componentType %u is not an unsigned integer type", where, a->sparse_index_type);
-  skn_status s = check_span(g, a->sparse_index_view, a->sparse_index_offset, a->sparse_count, isize, where);
-  if (s == SKN_OK) s = check_span(g, a->sparse_value_view, a->sparse_value_offset, a->sparse_count, element_size(a), where);
+  skn_status s = check_span(g, a->sparse_index_view, a->sparse_index_offset, a->sparse_count, isize, isize, where);
+  if (s == SKN_OK)
+    s = check_span(g, a->sparse_value_view, a->sparse_value_offset, a->sparse_count, element_size(a), element_extent(a),
+                   where);
+  if (s == SKN_OK && !(g->buffers[g->views[a->sparse_index_view].buffer].data &&
+                       g->buffers[g->views[a->sparse_value_view].buffer].data))
+    return SKN_OK; /* no bytes to check: the accessor is unreadable, refused where it is used */
   uint32_t last = 0;
   for (uint32_t k = 0; s == SKN_OK && k < a->sparse_count; ++k) {
     const gltf_view *v = &g->views[a->sparse_index_view];
@@ -85,20 +98,46 @@ static skn_status check_sparse(const skn_gltf *g, uint32_t i) {
   return s;
 }
 
-static skn_status check_accessors(const skn_gltf *g) {
+/* Whether the accessor's views have bytes (a buffer without a uri outside a
+ * GLB has none); the views are in range (check_span). */
+static uint32_t has_bytes(const skn_gltf *g, const gltf_accessor *a) {
+  if (a->view >= 0 && !g->buffers[g->views[a->view].buffer].data) return 0;
+  if (a->sparse_count && !(g->buffers[g->views[a->sparse_index_view].buffer].data &&
+                           g->buffers[g->views[a->sparse_value_view].buffer].data))
+    return 0;
+  return 1;
+}
+
+/* Every accessor of a known type lies inside its views; one of an unknown
+ * type, or without bytes, is refused only where it is used (check_used). */
+static skn_status check_accessors(skn_gltf *g) {
   for (uint32_t i = 0; i < g->accessor_count; ++i) {
-    const gltf_accessor *a = &g->accessors[i];
+    gltf_accessor *a = &g->accessors[i];
     char where[32];
     snprintf(where, sizeof where, "accessors[%u]", i);
+    if (!a->components) continue;
     if (a->view >= 0) {
-      skn_status s = check_span(g, a->view, a->offset, a->count, element_size(a), where);
+      skn_status s = check_span(g, a->view, a->offset, a->count, element_size(a), element_extent(a), where);
       if (s != SKN_OK) return s;
     }
     if (a->sparse_count) {
       skn_status s = check_sparse(g, i);
       if (s != SKN_OK) return s;
     }
+    a->readable = has_bytes(g, a);
   }
+  return SKN_OK;
+}
+
+/* An accessor the loader reads: of a known type and with bytes. */
+static skn_status check_used(const skn_gltf *g, uint32_t acc, const char *where, const char *name) {
+  const gltf_accessor *a = &g->accessors[acc];
+  if (!a->components)
+    return skn__fail(SKN_ERR_PARSE, "%s.%s: accessors[%u] has a type or componentType (%u) that glTF does not define",
+                     where, name, acc, a->component_type);
+  if (!a->readable)
+    return skn__fail(SKN_ERR_PARSE, "%s.%s: accessors[%u] reads a buffer that has no uri and is not a GLB's BIN chunk",
+                     where, name, acc);
   return SKN_OK;
 }
 
@@ -147,6 +186,8 @@ static skn_status check_attribute(const skn_gltf *g, int32_t acc, uint32_t compo
   if (acc < 0) return SKN_OK;
   if ((uint32_t)acc >= g->accessor_count)
     return skn__fail(SKN_ERR_PARSE, "%s.%s: accessor %d is out of range", where, name, acc);
+  skn_status s = check_used(g, (uint32_t)acc, where, name);
+  if (s != SKN_OK) return s;
   const gltf_accessor *a = &g->accessors[acc];
   int ok = 0;
   for (const uint32_t *t = types; *t; ++t) ok |= a->component_type == *t;
@@ -160,18 +201,48 @@ static skn_status check_attribute(const skn_gltf *g, int32_t acc, uint32_t compo
 }
 
 static const uint32_t FLOATS[] = {GLTF_FLOAT, 0};
+/* KHR_mesh_quantization: positions (and position offsets) of any 8- or
+ * 16-bit integer type, normalized or not; normals and tangents (and their
+ * offsets) as normalized signed integers (accessor.c reads them all). */
+static const uint32_t POSITION_TYPES[] = {GLTF_FLOAT, GLTF_BYTE, GLTF_UNSIGNED_BYTE, GLTF_SHORT, GLTF_UNSIGNED_SHORT, 0};
+static const uint32_t OFFSET_TYPES[] = {GLTF_FLOAT, GLTF_BYTE, GLTF_SHORT, 0};
+static const uint32_t DIRECTION_TYPES[] = {GLTF_FLOAT, GLTF_BYTE, GLTF_SHORT, 0};
 static const uint32_t JOINT_TYPES[] = {GLTF_UNSIGNED_BYTE, GLTF_UNSIGNED_SHORT, 0};
 static const uint32_t WEIGHT_TYPES[] = {GLTF_FLOAT, GLTF_UNSIGNED_BYTE, GLTF_UNSIGNED_SHORT, 0};
 static const uint32_t INDEX_TYPES[] = {GLTF_UNSIGNED_BYTE, GLTF_UNSIGNED_SHORT, GLTF_UNSIGNED_INT, 0};
 
+/* A direction (normal, tangent) stored as integers must be normalized. */
+static skn_status check_direction(const skn_gltf *g, int32_t acc, uint32_t components, uint32_t count,
+                                  const char *where, const char *name) {
+  skn_status s = check_attribute(g, acc, components, DIRECTION_TYPES, count, where, name);
+  if (s == SKN_OK && acc >= 0 && g->accessors[acc].component_type != GLTF_FLOAT && !g->accessors[acc].normalized)
+    s = skn__fail(SKN_ERR_PARSE, "%s.%s: accessors[%d]: integer directions must be normalized", where, name, acc);
+  return s;
+}
+
+/* Morph targets: offsets of the primitive's vertex count. */
+static skn_status check_targets(const skn_gltf *g, const gltf_primitive *p, uint32_t n, const char *where) {
+  skn_status s = SKN_OK;
+  for (uint32_t t = 0; s == SKN_OK && t < p->target_count; ++t) {
+    char at[80];
+    snprintf(at, sizeof at, "%s.targets[%u]", where, t);
+    s = check_attribute(g, p->targets[t][0], 3, OFFSET_TYPES, n, at, "POSITION");
+    if (s == SKN_OK) s = check_direction(g, p->targets[t][1], 3, n, at, "NORMAL");
+    if (s == SKN_OK) s = check_direction(g, p->targets[t][2], 3, n, at, "TANGENT");
+  }
+  return s;
+}
+
+/* A primitive without POSITION is valid (§3.7.2.1) and is never skinned;
+ * its other attributes are checked all the same. */
 static skn_status check_primitive(const skn_gltf *g, const gltf_primitive *p) {
   char where[48];
   snprintf(where, sizeof where, "meshes[%u].primitives[%u]", p->mesh, p->index_in_mesh);
-  if (p->position < 0) return skn__fail(SKN_ERR_PARSE, "%s.attributes.POSITION is required", where);
-  skn_status s = check_attribute(g, p->position, 3, FLOATS, 0, where, "POSITION");
-  uint32_t n = s == SKN_OK ? g->accessors[p->position].count : 0;
-  if (s == SKN_OK) s = check_attribute(g, p->normal, 3, FLOATS, n, where, "NORMAL");
-  if (s == SKN_OK) s = check_attribute(g, p->tangent, 4, FLOATS, n, where, "TANGENT");
+  skn_status s = check_attribute(g, p->position, 3, POSITION_TYPES, 0, where, "POSITION");
+  uint32_t n = s == SKN_OK && p->position >= 0 ? g->accessors[p->position].count : 0;
+  if (s == SKN_OK) s = check_direction(g, p->normal, 3, n, where, "NORMAL");
+  if (s == SKN_OK) s = check_direction(g, p->tangent, 4, n, where, "TANGENT");
+  if (s == SKN_OK) s = check_targets(g, p, n, where);
   if (s == SKN_OK) s = check_attribute(g, p->indices, 1, INDEX_TYPES, 0, where, "indices");
   for (uint32_t k = 0; s == SKN_OK && k < p->set_count; ++k) {
     s = check_attribute(g, p->joints[k], 4, JOINT_TYPES, n, where, "JOINTS_n");
@@ -179,7 +250,7 @@ static skn_status check_primitive(const skn_gltf *g, const gltf_primitive *p) {
     if (s == SKN_OK && g->accessors[p->weights[k]].component_type != GLTF_FLOAT && !g->accessors[p->weights[k]].normalized)
       s = skn__fail(SKN_ERR_PARSE, "%s.WEIGHTS_%u: integer weights must be normalized", where, k);
   }
-  uint32_t stored = s == SKN_OK && p->indices >= 0 ? skn__gltf_stored_count(g, (uint32_t)p->indices) : 0;
+  uint32_t stored = s == SKN_OK && p->indices >= 0 && n ? skn__gltf_stored_count(g, (uint32_t)p->indices) : 0;
   for (uint32_t k = 0; s == SKN_OK && k < stored; ++k) { /* a zero index is a vertex: n >= 1 */
     uint32_t i = skn__gltf_stored_index(g, (uint32_t)p->indices, k), v;
     skn__gltf_read_uint(g, (uint32_t)p->indices, i, &v);
@@ -208,21 +279,58 @@ static skn_status check_skins(const skn_gltf *g) {
   return SKN_OK;
 }
 
-/* The skinned primitives in document order (mesh by mesh, primitive by
- * primitive), each with the first node that gives its mesh a skin. */
-static skn_status find_skinned(skn_gltf *g) {
-  g->skinned = skn__calloc(g->primitive_count ? g->primitive_count : 1, sizeof *g->skinned);
-  if (!g->skinned) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf: out of memory");
+/* Morph weights agree with the targets: every primitive of a mesh has the
+ * same number of targets (§3.7.2.2), and the mesh's and its nodes' weights
+ * have one each. */
+static skn_status check_morph_weights(const skn_gltf *g) {
   for (uint32_t m = 0; m < g->mesh_count; ++m) {
-    uint32_t node = 0;
-    while (node < g->node_count && !(g->nodes[node].mesh == (int32_t)m && g->nodes[node].skin >= 0)) ++node;
-    if (node == g->node_count) continue;
-    for (uint32_t k = 0; k < g->meshes[m].primitive_count; ++k) {
-      uint32_t p = g->meshes[m].first_primitive + k;
-      if (g->primitives[p].set_count)
-        g->skinned[g->skinned_count++] = (gltf_skinned){p, node, (uint32_t)g->nodes[node].skin};
-    }
+    const gltf_mesh *me = &g->meshes[m];
+    uint32_t n = g->primitives[me->first_primitive].target_count;
+    for (uint32_t k = 1; k < me->primitive_count; ++k)
+      if (g->primitives[me->first_primitive + k].target_count != n)
+        return skn__fail(SKN_ERR_PARSE, "meshes[%u].primitives[%u] has %u morph targets, primitives[0] has %u", m, k,
+                         g->primitives[me->first_primitive + k].target_count, n);
+    if (me->weight_count && me->weight_count != n)
+      return skn__fail(SKN_ERR_PARSE, "meshes[%u].weights has %u weights for %u morph targets", m, me->weight_count, n);
   }
+  for (uint32_t i = 0; i < g->node_count; ++i) {
+    const gltf_node *nd = &g->nodes[i];
+    uint32_t n = nd->mesh >= 0 ? g->primitives[g->meshes[nd->mesh].first_primitive].target_count : 0;
+    if (nd->weight_count && nd->mesh >= 0 && nd->weight_count != n)
+      return skn__fail(SKN_ERR_PARSE, "nodes[%u].weights has %u weights for meshes[%d]'s %u morph targets", i,
+                       nd->weight_count, nd->mesh, n);
+  }
+  return SKN_OK;
+}
+
+void skn__gltf_default_weights(const skn_gltf *g, const gltf_skinned *sp, float *out) {
+  const gltf_node *nd = &g->nodes[sp->node];
+  const gltf_mesh *me = &g->meshes[g->primitives[sp->primitive].mesh];
+  uint32_t n = g->primitives[sp->primitive].target_count;
+  const float *w = nd->weight_count ? nd->weights : me->weight_count ? me->weights : NULL;
+  for (uint32_t t = 0; t < n; ++t) out[t] = w ? w[t] : 0.0f;
+}
+
+static int skinnable(const gltf_primitive *p) { return p->position >= 0 && p->set_count > 0; }
+
+/* The skinned primitives: mesh by mesh, then every node that gives the mesh
+ * a skin (instanced skins: each its own), then primitive by primitive. */
+static skn_status find_skinned(skn_gltf *g) {
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < g->node_count; ++i)
+    if (g->nodes[i].mesh >= 0 && g->nodes[i].skin >= 0) total += g->meshes[g->nodes[i].mesh].primitive_count;
+  if (total > UINT32_MAX) return skn__fail(SKN_ERR_UNSUPPORTED, "gltf: %llu skinned primitives", (unsigned long long)total);
+  g->skinned = skn__calloc(total ? (size_t)total : 1, sizeof *g->skinned);
+  if (!g->skinned) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf: out of memory");
+  for (uint32_t m = 0; m < g->mesh_count; ++m)
+    for (uint32_t node = 0; node < g->node_count; ++node) {
+      if (g->nodes[node].mesh != (int32_t)m || g->nodes[node].skin < 0) continue;
+      for (uint32_t k = 0; k < g->meshes[m].primitive_count; ++k) {
+        uint32_t p = g->meshes[m].first_primitive + k;
+        if (skinnable(&g->primitives[p]))
+          g->skinned[g->skinned_count++] = (gltf_skinned){p, node, (uint32_t)g->nodes[node].skin};
+      }
+    }
   return SKN_OK;
 }
 
@@ -262,13 +370,17 @@ static skn_status check_animation(skn_gltf *g, uint32_t i) {
     const gltf_channel *ch = &an->channels[c];
     if (ch->sampler >= an->sampler_count || ch->node >= (int32_t)g->node_count)
       return skn__fail(SKN_ERR_PARSE, "animations[%u].channels[%u]: sampler or node out of range", i, c);
-    if (ch->node >= 0 && ch->path != GLTF_PATH_WEIGHTS && g->nodes[ch->node].has_matrix)
+    if (ch->node >= 0 && ch->path <= GLTF_PATH_SCALE && g->nodes[ch->node].has_matrix)
       return skn__fail(SKN_ERR_PARSE, "animations[%u].channels[%u]: nodes[%d] has a matrix and cannot be animated", i, c, ch->node);
   }
   for (uint32_t k = 0; k < an->sampler_count; ++k) {
     const gltf_sampler *sm = &an->samplers[k];
     if ((uint32_t)sm->input >= g->accessor_count || (uint32_t)sm->output >= g->accessor_count)
       return skn__fail(SKN_ERR_PARSE, "animations[%u].samplers[%u]: accessor out of range", i, k);
+    char where[48];
+    snprintf(where, sizeof where, "animations[%u].samplers[%u]", i, k);
+    skn_status s = check_used(g, (uint32_t)sm->input, where, "input");
+    if (s != SKN_OK) return s;
     const gltf_accessor *in = &g->accessors[sm->input];
     if (in->component_type != GLTF_FLOAT || in->components != 1)
       return skn__fail(SKN_ERR_PARSE, "animations[%u].samplers[%u].input must be float scalars", i, k);
@@ -291,6 +403,27 @@ static skn_status check_animation(skn_gltf *g, uint32_t i) {
   return SKN_OK;
 }
 
+/* A weights channel's output: a scalar per target per key (three per key
+ * for CUBICSPLINE), floats or normalized integers (§3.11). A node without a
+ * mesh with morph targets has no weights to animate: its channel is ignored. */
+static skn_status check_weights_output(const skn_gltf *g, const gltf_sampler *sm, const gltf_node *nd,
+                                       const char *where) {
+  static const uint32_t WEIGHT_OUTPUT_TYPES[] = {GLTF_FLOAT, GLTF_BYTE, GLTF_UNSIGNED_BYTE, GLTF_SHORT,
+                                                 GLTF_UNSIGNED_SHORT, 0};
+  uint32_t n = nd->mesh >= 0 ? g->primitives[g->meshes[nd->mesh].first_primitive].target_count : 0;
+  if (!n) return SKN_OK;
+  skn_status s = check_attribute(g, sm->output, 1, WEIGHT_OUTPUT_TYPES, 0, where, "output");
+  if (s != SKN_OK) return s;
+  const gltf_accessor *out = &g->accessors[sm->output];
+  if (out->component_type != GLTF_FLOAT && !out->normalized)
+    return skn__fail(SKN_ERR_PARSE, "%s.output: integer morph weights must be normalized", where);
+  uint64_t need = (uint64_t)g->accessors[sm->input].count * (sm->interpolation == GLTF_CUBICSPLINE ? 3 : 1) * n;
+  if (out->count < need)
+    return skn__fail(SKN_ERR_PARSE, "%s.output: %u values for %u keys of %u morph weights", where, out->count,
+                     g->accessors[sm->input].count, n);
+  return SKN_OK;
+}
+
 /* Output accessors of the channels: VEC3 floats for T and S, VEC4 floats or
  * normalized integers for R (§3.11). */
 static skn_status check_channel_outputs(const skn_gltf *g, uint32_t i) {
@@ -298,9 +431,14 @@ static skn_status check_channel_outputs(const skn_gltf *g, uint32_t i) {
   const gltf_animation *an = &g->animations[i];
   for (uint32_t c = 0; c < an->channel_count; ++c) {
     const gltf_channel *ch = &an->channels[c];
-    if (ch->path == GLTF_PATH_WEIGHTS || ch->node < 0) continue;
+    if (ch->path == GLTF_PATH_OTHER || ch->node < 0) continue;
     char where[48];
     snprintf(where, sizeof where, "animations[%u].samplers[%u]", i, ch->sampler);
+    if (ch->path == GLTF_PATH_WEIGHTS) {
+      skn_status s = check_weights_output(g, &an->samplers[ch->sampler], &g->nodes[ch->node], where);
+      if (s != SKN_OK) return s;
+      continue;
+    }
     skn_status s = ch->path == GLTF_PATH_ROTATION
                        ? check_attribute(g, an->samplers[ch->sampler].output, 4, ROTATION_TYPES, 0, where, "output")
                        : check_attribute(g, an->samplers[ch->sampler].output, 3, FLOATS, 0, where, "output");
@@ -315,6 +453,7 @@ skn_status skn__gltf_validate(skn_gltf *g) {
   if (s == SKN_OK) s = check_nodes(g);
   for (uint32_t p = 0; s == SKN_OK && p < g->primitive_count; ++p) s = check_primitive(g, &g->primitives[p]);
   if (s == SKN_OK) s = check_skins(g);
+  if (s == SKN_OK) s = check_morph_weights(g);
   if (s == SKN_OK) s = find_skinned(g);
   for (uint32_t k = 0; s == SKN_OK && k < g->skinned_count; ++k) s = check_influences(g, &g->skinned[k]);
   for (uint32_t a = 0; s == SKN_OK && a < g->animation_count; ++a) s = check_animation(g, a);

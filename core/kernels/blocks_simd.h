@@ -163,11 +163,17 @@ static __attribute__((noinline)) void run_compact(const skn_skin_job *job, const
   for (uint32_t c = lo; c < hi; c += chunk) {
     uint32_t e = SKN_MIN(hi, c + chunk), count = (e - c + SKN_L - 1) / SKN_L * SKN_L;
     size_t at = b->offset + (size_t)(c - b->first) * b->k, slots = (size_t)count * b->k;
-    skn_src src = {c, b->k, rig->packed_joints ? rig->packed_joints + at : joints, weights, NULL, NULL};
+    skn_src src = {c, b->k, rig->packed_joints ? rig->packed_joints + at : joints, weights, SKN_REST_P(job, c),
+                   NULL, NULL};
     decode_weights(rig->packed_weights16 + at, slots, weights);
     if (rig->packed_joints8) decode_joints(rig->packed_joints8 + at, slots, joints);
-    if (job->normals) decode_oct(rig->oct_normals + c, count, 0, normals), src.normals = normals;
-    if (job->tangents) decode_oct(rig->oct_tangents + c, count, 1, tangents), src.tangents = tangents;
+    if (job->morphed) { /* a morphed span: the decoded directions plus the offsets (morph.c) */
+      if (job->normals) src.normals = SKN_REST_N(job, c);
+      if (job->tangents) src.tangents = SKN_REST_T(job, c);
+    } else {
+      if (job->normals) decode_oct(rig->oct_normals + c, count, 0, normals), src.normals = normals;
+      if (job->tangents) decode_oct(rig->oct_tangents + c, count, 1, tangents), src.tangents = tangents;
+    }
     fn(job, &src, c, e);
   }
 }
@@ -182,9 +188,9 @@ static void run_blocks(const skn_skin_job *job, uint32_t first, uint32_t end, co
     if (rig->flags & SKN_RIG_COMPACT) {
       run_compact(job, b, v, hi, fns[width_row(b->k)]);
     } else {
-      skn_src src = {b->first, b->k, rig->packed_joints + b->offset, rig->packed_weights + b->offset,
-                     rig->normals ? rig->normals + (size_t)b->first * 3 : NULL,
-                     rig->tangents ? rig->tangents + (size_t)b->first * 4 : NULL};
+      size_t at = b->offset + (size_t)(v - b->first) * b->k;
+      skn_src src = {v, b->k, rig->packed_joints + at, rig->packed_weights + at, SKN_REST_P(job, v),
+                     job->normals ? SKN_REST_N(job, v) : NULL, job->tangents ? SKN_REST_T(job, v) : NULL};
       fns[width_row(b->k)](job, &src, v, hi);
     }
     v = hi;

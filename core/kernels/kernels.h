@@ -30,16 +30,19 @@
 #define SKN_PACK_GROUP 16u /* the widest kernels' group (soa.h): the layout ends in a group's worth of padding */
 #define SKN_PACK_TAIL_SLOTS 16u /* and 16 slots more: the compact joints' decode reads 16 at a time */
 
-/* What a kernel reads for a run of vertices beyond positions, indexed from
- * vertex `first`: vertex v's k influence slots at joints/weights +
- * (v - first) k, its rest normal at normals + 3 (v - first), its tangent at
- * tangents + 4 (v - first). The rig's own arrays (SKN_LAYOUT_FULL), or a
- * chunk of the compact layout decoded (blocks_simd.h). */
+/* What a kernel reads for a run of vertices, indexed from vertex `first`:
+ * vertex v's k influence slots at joints/weights + (v - first) k, its rest
+ * position at positions + 3 (v - first), its normal at normals + 3
+ * (v - first), its tangent at tangents + 4 (v - first). The rig's own
+ * arrays (SKN_LAYOUT_FULL), or a chunk of the compact layout decoded
+ * (blocks_simd.h); the rest attributes are the job's (a morphed span's
+ * copy, internal.h). */
 typedef struct skn_src {
   uint32_t first, k;
   const uint16_t *joints;
   const float *weights;
-  const float *normals, *tangents; /* NULL where the rig has none */
+  const float *positions;
+  const float *normals, *tangents; /* NULL where the job does not skin them */
 } skn_src;
 
 typedef struct skn_kernel_set {

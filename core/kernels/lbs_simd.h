@@ -203,7 +203,7 @@ SKN_INLINE void lbs_group_joints(const skn_skin_job *job, const skn_src *src, ui
   group_blend(job->pose->lbs_palette, src_joints(src, v, k), src_weights(src, v, k), k, normals == NORMALS_BY_N,
               words, m, nm);
   records_to_rows(m, r);
-  o->p = rows_apply3(r, group_load3(job->rig->positions, v, n), 1);
+  o->p = rows_apply3(r, group_load3(src->positions, v - src->first, n), 1);
   if (tangents) { /* t = M t0, w negated where det M < 0 */
     lanes w;
     o->t = l3_unit(rows_apply3(r, group_load_tangents(src, v, n, &w), 0));

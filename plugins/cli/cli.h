@@ -12,6 +12,7 @@
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
 #define MAX_METHODS 8
+#define MAX_WEIGHTS 256
 
 typedef struct options {
   const char *file, *out, *format, *animation;
@@ -25,6 +26,8 @@ typedef struct options {
   skn_bind_layout layout;
   int frames, width, height;
   int gpu;                   /* --gpu: skin and draw on the GPU (render) */
+  float weights[MAX_WEIGHTS];/* --weights: the morph targets' weights, overriding the document's */
+  uint32_t weight_count;
 } options;
 
 /* Parses argv[first..] for a subcommand; `allowed` lists the options it
@@ -42,6 +45,7 @@ typedef struct posed_mesh {
   uint32_t animation;            /* SKN_GLTF_NO_ANIMATION for the nodes' own transforms */
   uint32_t *triangles;
   float *blend_weights;
+  const options *options;        /* --weights */
 } posed_mesh;
 
 /* Opens, binds (with centers when a method needs them) and resolves the

@@ -17,10 +17,15 @@ int cmd_info(int argc, char **argv) {
   for (uint32_t p = 0; p < info.primitive_count; ++p) {
     skn_gltf_primitive_info pi = {sizeof pi};
     skn_gltf_primitive_info_get(g, p, &pi);
-    printf("  primitive %u: meshes[%u] \"%s\" primitive %u, %u vertices, %u triangles, skins[%u] with %u joints, "
-           "%u influences per vertex%s%s\n", p, pi.mesh, pi.mesh_name, pi.primitive_in_mesh, pi.vertex_count,
-           pi.triangle_count, pi.skin, pi.joint_count, pi.influences_per_vertex,
+    printf("  primitive %u: meshes[%u] \"%s\" primitive %u on nodes[%u] \"%s\", %u vertices, %u triangles, skins[%u] "
+           "with %u joints, %u influences per vertex%s%s\n", p, pi.mesh, pi.mesh_name, pi.primitive_in_mesh, pi.node,
+           pi.node_name, pi.vertex_count, pi.triangle_count, pi.skin, pi.joint_count, pi.influences_per_vertex,
            pi.flags & SKN_GLTF_HAS_NORMALS ? ", normals" : "", pi.flags & SKN_GLTF_HAS_TANGENTS ? ", tangents" : "");
+    for (uint32_t t = 0; t < pi.morph_target_count; ++t) {
+      const char *name = "";
+      skn_gltf_morph_target_name(g, p, t, &name);
+      printf("    morph target %u: \"%s\"\n", t, name);
+    }
   }
   for (uint32_t a = 0; a < info.animation_count; ++a) {
     skn_gltf_animation_info ai = {sizeof ai};
@@ -91,7 +96,7 @@ static const char *output_format(const options *o) {
 
 int cmd_skin(int argc, char **argv) {
   options o;
-  int rc = parse_options(argc, argv, 2, "primitive animation time method dqs-scale blend layout format o", &o);
+  int rc = parse_options(argc, argv, 2, "primitive animation time method dqs-scale blend layout weights format o", &o);
   if (rc) return rc;
   if (o.method_count != 1) return fprintf(stderr, "skn: skin takes one --method\n"), EXIT_USAGE;
   if (!output_format(&o))

@@ -22,7 +22,8 @@ static const char *HELP_INFO = "usage: skn info FILE\n\nDescribes a .gltf or .gl
   "  --time S             seconds into the animation, clamped to its keys (default 0)\n"                  \
   "  --dqs-scale polar|keep-y  how dqs, blend and cor split scale from rotation (default polar)\n"       \
   "  --blend B            the LBS/DQS mix for --method blend, in [0, 1] (default 0.5)\n"                   \
-  "  --layout full|compact  bind with full-precision or compact weights and normals (default full)\n"
+  "  --layout full|compact  bind with full-precision or compact weights and normals (default full)\n"                 \
+  "  --weights W0,W1,...    the first morph targets' weights, in place of the document's\n"
 
 static const char *HELP_SKIN =
     "usage: skn skin FILE [options]\n\nWrites the skinned mesh, in the primitive's accessor order, in the scene's world space.\n\n" POSE_OPTIONS

@@ -72,6 +72,17 @@ static int apply(options *o, const char *name, const char *value) {
   } else if (!strcmp(name, "format")) {
     if (strcmp(value, "obj") && strcmp(value, "ply") && strcmp(value, "json")) return usage_error("--format %s is not obj, ply or json", value);
     o->format = value;
+  } else if (!strcmp(name, "weights")) {
+    o->weight_count = 0;
+    for (const char *p = value; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+      char item[64];
+      size_t n = strcspn(p, ",");
+      if (n >= sizeof item || o->weight_count == MAX_WEIGHTS) return usage_error("--weights %s: too long", value);
+      memcpy(item, p, n);
+      item[n] = 0;
+      if (!parse_number(item, -1e30, 1e30, &x)) return usage_error("--weights %s is not a list of numbers", value);
+      o->weights[o->weight_count++] = (float)x;
+    }
   } else if (!strcmp(name, "animation")) {
     o->animation = value;
   } else if (!strcmp(name, "o")) {

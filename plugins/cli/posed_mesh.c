@@ -62,6 +62,7 @@ int posed_mesh_open(posed_mesh *m, const options *o) {
   if (skn_gltf_open(o->file, &m->gltf) || skn_gltf_info_get(m->gltf, &info)) return fail_input(o->file);
   m->info.struct_size = sizeof m->info;
   m->primitive = o->primitive;
+  m->options = o;
   if (skn_gltf_primitive_info_get(m->gltf, o->primitive, &m->info)) return fail_input(o->file);
   int rc = resolve_animation(m, o, info.animation_count);
   if (rc != EXIT_OK) return rc;
@@ -99,8 +100,11 @@ int posed_mesh_skin(posed_mesh *m, float time, skn_method method, skn_dqs_scale 
   s.dqs_scale = split;
   s.positions.data = positions;
   s.normals.data = m->info.flags & SKN_GLTF_HAS_NORMALS ? normals : NULL;
-  if (skn_gltf_pose(m->gltf, m->primitive, m->animation, time, m->pose) || skn_skin(m->rig, m->pose, &s))
-    return fail_input("skin");
+  if (skn_gltf_pose(m->gltf, m->primitive, m->animation, time, m->pose)) return fail_input("skin");
+  if (m->options && m->options->weight_count &&
+      skn_pose_set_morph_weights(m->pose, 0, m->options->weight_count, m->options->weights))
+    return fail_input("--weights");
+  if (skn_skin(m->rig, m->pose, &s)) return fail_input("skin");
   return EXIT_OK;
 }
 

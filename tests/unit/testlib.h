@@ -21,6 +21,7 @@ Suite *suite_compact(void);
 Suite *suite_gpu(void);
 Suite *suite_hostile(void);
 Suite *suite_alloc(void);
+Suite *suite_morph(void);
 
 /* ---- random numbers (xorshift64*, reproducible per seed) ---- */
 typedef struct rng { uint64_t s; } rng;

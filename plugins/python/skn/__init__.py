@@ -83,7 +83,7 @@ class Rig:
     def __init__(self, *, positions, joints, weights, bind_matrices=None, inverse_bind_matrices=None,
                  parents=None, normals=None, tangents=None, offsets=None, weight_mode="normalize",
                  max_influences=0, min_weight=0.0, blend_weights=None, triangles=None, layout="full",
-                 _handle=None):
+                 morph_targets=(), morph_weights=None, _handle=None):
         self._handle = ctypes.c_void_p(_handle)
         if _handle:
             self._read_info()
@@ -138,6 +138,13 @@ class Rig:
         d.blend_weights = _ptr(keep["b"])
         if keep["tri"] is not None:
             d.triangles, d.triangle_count = _ptr(keep["tri"], ctypes.c_uint32), keep["tri"].size // 3
+        targets = _morph_targets(morph_targets, n, keep)
+        if targets:
+            d.morph_targets, d.morph_target_count = targets, len(targets)
+            keep["mw"] = None if morph_weights is None else _args.rows(morph_weights, "morph_weights", 1, len(targets))
+            d.morph_weights = _ptr(keep["mw"])
+        elif morph_weights is not None and _args.rows(morph_weights, "morph_weights", 1).size:
+            raise _args.bad("morph_weights without morph_targets")
         _check(_lib.skn_bind(ctypes.byref(d), ctypes.byref(self._handle)))
         self._read_info()
 
@@ -151,6 +158,7 @@ class Rig:
         self.has_blend_weights = bool(info.flags & _abi.RIG_HAS_BLEND_WEIGHTS)
         self.has_centers_of_rotation = bool(info.flags & _abi.RIG_HAS_CENTERS)
         self.layout = "compact" if info.flags & _abi.RIG_COMPACT else "full"
+        self.morph_target_count, self.morph_entry_count = info.morph_target_count, info.morph_entry_count
 
     def __del__(self):
         if getattr(self, "_handle", None):
@@ -221,6 +229,36 @@ class Rig:
         return out
 
 
+def _morph_targets(targets, n, keep):
+    """The skn_morph_target array for bind: each target a dict with "positions" (m, 3) offsets,
+    optional "normals" and "tangents" (m, 3), and "vertices" (m,) indices (absent or None:
+    dense, m = n). Every array is checked against m before the library sees it."""
+    if isinstance(targets, dict):
+        raise _args.bad_type("morph_targets must be a sequence of dicts, not one dict")
+    targets = list(targets)
+    if not targets:
+        return None
+    array = (_abi.MorphTarget * len(targets))()
+    for t, target in enumerate(targets):
+        if not isinstance(target, dict):
+            raise _args.bad_type(f"morph_targets[{t}] must be a dict, not {type(target).__name__}")
+        unknown = set(target) - {"positions", "normals", "tangents", "vertices"}
+        if unknown:
+            raise _args.bad(f"morph_targets[{t}]: unknown keys {sorted(unknown)}")
+        if target.get("positions") is None:
+            raise _args.bad(f"morph_targets[{t}]: positions are required")
+        v = target.get("vertices")
+        v = None if v is None else _args.indices(v, f"morph_targets[{t}].vertices").reshape(-1)
+        m = n if v is None else v.size
+        parts = {key: None if target.get(key) is None else _args.rows(target[key], f"morph_targets[{t}].{key}", 3, m)
+                 for key in ("positions", "normals", "tangents")}
+        keep[("morph", t)] = (v, parts)
+        array[t] = _abi.MorphTarget(m, _ptr(v, ctypes.c_uint32), _attrib(parts["positions"]),
+                                    _attrib(parts["normals"]), _attrib(parts["tangents"]))
+    keep["morphs"] = array
+    return array
+
+
 class Pose:
     """One transform per joint and the skinning palette derived from it. A pose
     belongs to one thread at a time; it keeps its rig alive."""
@@ -257,6 +295,23 @@ class Pose:
         for cols, a in parts:
             t[:, cols] = a
         _check(_lib.skn_pose_set_local(self._handle, first, n, t.ctypes.data_as(ctypes.POINTER(_abi.Transform))))
+
+    def set_morph_weights(self, weights, first=0):
+        """The weights of morph targets [first, first + len(weights))."""
+        first = _args.count(first, "first")
+        w = _args.rows(weights, "weights", 1).reshape(-1)
+        if first + w.size > self.rig.morph_target_count:
+            raise IndexOutOfRange("SKN_ERR_INDEX_OUT_OF_RANGE", f"weights [{first}, {first + w.size}) run past the "
+                                  f"rig's {self.rig.morph_target_count} morph targets")
+        _check(_lib.skn_pose_set_morph_weights(self._handle, first, w.size, _ptr(w)))
+
+    @property
+    def morph_weights(self):
+        """Every morph target's weight, as a (morph_target_count,) float32 array."""
+        w = numpy.zeros(self.rig.morph_target_count, numpy.float32)
+        if w.size:
+            _check(_lib.skn_pose_morph_weights(self._handle, 0, w.size, _ptr(w)))
+        return w
 
     def set_model(self, matrices, first=0):
         """Joints [first, first + n) from joint->model matrices, (n, 4, 4) or (n, 16) (see the package's
@@ -316,7 +371,14 @@ class Gltf:
         return {"mesh": p.mesh, "primitive_in_mesh": p.primitive_in_mesh, "node": p.node, "skin": p.skin,
                 "vertex_count": p.vertex_count, "triangle_count": p.triangle_count, "joint_count": p.joint_count,
                 "influences_per_vertex": p.influences_per_vertex, "has_normals": bool(p.flags & 1),
-                "has_tangents": bool(p.flags & 2), "mesh_name": p.mesh_name.decode()}
+                "has_tangents": bool(p.flags & 2), "mesh_name": p.mesh_name.decode(),
+                "node_name": p.node_name.decode(), "morph_target_names": [self._target_name(i, t)
+                                                                         for t in range(p.morph_target_count)]}
+
+    def _target_name(self, i, t):
+        name = ctypes.c_char_p()
+        _check(_lib.skn_gltf_morph_target_name(self._handle, i, t, ctypes.byref(name)))
+        return name.value.decode()
 
     def _animation(self, i):
         a = _abi.GltfAnimationInfo(struct_size=ctypes.sizeof(_abi.GltfAnimationInfo))
@@ -420,7 +482,7 @@ def gpu_layout(method="lbs", *, normals=False, tangents=False):
 
 
 def version():
-    """The loaded library's version, "1.1.0"."""
+    """The loaded library's version, "1.2.0"."""
     return __version__
 
 

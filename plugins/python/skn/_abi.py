@@ -39,6 +39,11 @@ class Transform(ctypes.Structure):
     _fields_ = [("translation", ctypes.c_float * 3), ("rotation", ctypes.c_float * 4), ("scale", ctypes.c_float * 3)]
 
 
+class MorphTarget(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_uint32), ("vertices", c_uint32_p), ("positions", Attrib), ("normals", Attrib),
+                ("tangents", Attrib)]
+
+
 class BindDesc(ctypes.Structure):
     _fields_ = [
         ("struct_size", ctypes.c_uint32), ("joint_count", ctypes.c_uint32), ("parents", c_int32_p),
@@ -48,12 +53,16 @@ class BindDesc(ctypes.Structure):
         ("influence_joints", c_uint32_p), ("influence_weights", c_float_p), ("weight_mode", ctypes.c_uint32),
         ("max_influences", ctypes.c_uint32), ("min_weight", ctypes.c_float), ("blend_weights", c_float_p),
         ("triangles", c_uint32_p), ("triangle_count", ctypes.c_uint32), ("layout", ctypes.c_uint32),
+        # 1.2
+        ("morph_targets", ctypes.POINTER(MorphTarget)), ("morph_weights", c_float_p),
+        ("morph_target_count", ctypes.c_uint32),
     ]
 
 
 class RigInfo(ctypes.Structure):
     _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "joint_count", "vertex_count", "influence_count",
-                                               "max_influences_per_vertex", "flags")]
+                                               "max_influences_per_vertex", "flags", "morph_target_count",
+                                               "morph_entry_count")]
 
 
 class SkinDesc(ctypes.Structure):
@@ -72,7 +81,8 @@ class GltfInfo(ctypes.Structure):
 class GltfPrimitiveInfo(ctypes.Structure):
     _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "mesh", "primitive_in_mesh", "node", "skin",
                                                "vertex_count", "triangle_count", "joint_count",
-                                               "influences_per_vertex", "flags")] + [("mesh_name", ctypes.c_char_p)]
+                                               "influences_per_vertex", "flags")] + [("mesh_name", ctypes.c_char_p)] + \
+        [("node_name", ctypes.c_char_p), ("morph_target_count", ctypes.c_uint32)]  # 1.2
 
 
 class GltfAnimationInfo(ctypes.Structure):
@@ -135,6 +145,11 @@ PROTOTYPES = {
     "skn_pose_gpu_palette": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuDesc), _P, ctypes.c_size_t]),
     "skn_rig_gpu_attributes": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuAttributes)]),
     "skn_gltf_open_memory": (ctypes.c_uint32, [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_P)]),
+    # 1.2
+    "skn_pose_set_morph_weights": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.c_uint32, c_float_p]),
+    "skn_pose_morph_weights": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.c_uint32, c_float_p]),
+    "skn_gltf_morph_target_name": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.c_uint32,
+                                                      ctypes.POINTER(ctypes.c_char_p)]),
 }
 
 

@@ -16,6 +16,7 @@ LAYOUTS = os.environ.get("SKN_LAYOUTS", os.path.join(HERE, "..", "..", "..", "bu
 STRUCTS = {
     "skn_attrib": _abi.Attrib, "skn_out_attrib": _abi.Attrib, "skn_transform": _abi.Transform,
     "skn_bind_desc": _abi.BindDesc, "skn_rig_info": _abi.RigInfo, "skn_skin_desc": _abi.SkinDesc,
+    "skn_morph_target": _abi.MorphTarget,
     "skn_gltf_info": _abi.GltfInfo, "skn_gltf_primitive_info": _abi.GltfPrimitiveInfo,
     "skn_gltf_animation_info": _abi.GltfAnimationInfo, "skn_gltf_bind_desc": _abi.GltfBindDesc,
     "skn_gpu_desc": _abi.GpuDesc, "skn_gpu_layout": _abi.GpuLayout, "skn_gpu_attributes": _abi.GpuAttributes,

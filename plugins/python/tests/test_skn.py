@@ -68,7 +68,7 @@ class RandomRig:
 
 class TestLibrary(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(skn.version(), "1.1.0")
+        self.assertEqual(skn.version(), "1.2.0")
         self.assertTrue(os.path.exists(skn.LIBRARY_PATH) or skn.LIBRARY_PATH.startswith("libskn"))
 
     def test_kernels_agree(self):
@@ -286,3 +286,67 @@ class TestGpu(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestMorphTargets(unittest.TestCase):
+    """Morph targets before skinning: numpy's LBS of the morphed mesh is the expectation."""
+
+    def setUp(self):
+        self.r = RandomRig(11)
+        g = numpy.random.default_rng(12)
+        self.dense = g.uniform(-0.3, 0.3, (500, 3)).astype(numpy.float32)
+        self.vertices = g.choice(500, 60, replace=False).astype(numpy.uint32)
+        self.sparse = g.uniform(-0.3, 0.3, (60, 3)).astype(numpy.float32)
+        self.targets = [{"positions": self.dense}, {"positions": self.sparse, "vertices": self.vertices}]
+
+    def expected(self, weights):
+        r = self.r
+        base = r.positions.copy()
+        r.positions = base + weights[0] * self.dense
+        r.positions[self.vertices] += weights[1] * self.sparse
+        want, _ = r.lbs()
+        r.positions = base
+        return want
+
+    def test_weights_from_bind_then_from_the_pose(self):
+        rig = self.r.rig(morph_targets=self.targets, morph_weights=[0.5, -1.5])
+        self.assertEqual((rig.morph_target_count, rig.morph_entry_count), (2, 560))
+        pose = self.r.posed(rig)
+        numpy.testing.assert_array_equal(pose.morph_weights, numpy.float32([0.5, -1.5]))
+        numpy.testing.assert_allclose(rig.skin(pose), self.expected([0.5, -1.5]), atol=1e-4)
+        pose.set_morph_weights([2.0], first=1)
+        numpy.testing.assert_allclose(rig.skin(pose), self.expected([0.5, 2.0]), atol=1e-4)
+
+    def test_arrays_are_checked_before_the_library(self):
+        with self.assertRaisesRegex(skn.InvalidArgument, r"morph_targets\[1\].positions"):
+            self.r.rig(morph_targets=[{"positions": self.dense}, {"positions": self.sparse[:59], "vertices": self.vertices}])
+        with self.assertRaisesRegex(skn.InvalidArgument, r"morph_targets\[0\].positions"):
+            self.r.rig(morph_targets=[{"positions": self.dense[:499]}])
+        with self.assertRaisesRegex(skn.InvalidArgument, "morph_weights"):
+            self.r.rig(morph_targets=self.targets, morph_weights=[1.0])
+        with self.assertRaisesRegex(skn.InvalidArgument, "unknown keys"):
+            self.r.rig(morph_targets=[{"position": self.dense}])
+        bad = self.vertices.copy()
+        bad[3] = 500
+        with self.assertRaisesRegex(skn.IndexOutOfRange, "morph target 1: entry 3: vertex 500"):
+            self.r.rig(morph_targets=[{"positions": self.dense}, {"positions": self.sparse, "vertices": bad}])
+        rig = self.r.rig(morph_targets=self.targets)
+        pose = rig.pose()
+        with self.assertRaises(skn.IndexOutOfRange):
+            pose.set_morph_weights([1, 2, 3])
+        with self.assertRaises(skn.NotFinite):
+            pose.set_morph_weights([float("nan")])
+        numpy.testing.assert_array_equal(pose.morph_weights, numpy.zeros(2, numpy.float32))
+
+    def test_gltf_target_names_and_node(self):
+        corpus = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "data", "gltf-corpus")
+        path = os.path.join(corpus, "valid", "blender-export", "28_shapekeys_anim", "28_shapekeys_anim.gltf")
+        if not os.path.exists(path):
+            self.skipTest("the shared glTF corpus is not beside the checkout")
+        g = skn.Gltf(path)
+        p = g.primitives[0]
+        self.assertEqual((p["node_name"], p["morph_target_names"]), ("DrivenCube", ["Key 1"]))
+        rig = g.bind(0)
+        pose = rig.pose()
+        g.pose(pose, 0, "Key.003Action", 0.25)
+        self.assertTrue(0.0 < pose.morph_weights[0] <= 1.0)

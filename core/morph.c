@@ -1,0 +1,325 @@
+/* morph.c — morph targets (blend shapes, glTF 2.0 §3.7.2.2) before skinning:
+ *   v0' = v0 + sum_t w_t dv_t,  n0' = n0 + sum_t w_t dn_t,  t0' = t0 + sum_t w_t dt_t
+ * then any method on v0', n0', t0' (abi/skn.h, skn_morph_target).
+ *
+ * Bind keeps each target sparse: its entries with a non-zero offset, in
+ * ascending vertex order, offsets interleaved (one stream per target).
+ * Skinning walks the range in spans of SKN_MORPH_SPAN vertices aligned to
+ * absolute multiples of it, so that every thread count and range split
+ * morphs the same spans the same way (bit-identical results). A span that
+ * no active target touches is skinned from the rig's arrays as if there
+ * were no targets, in one kernel call with its untouched neighbours; a
+ * touched one is copied into the stack (positions, and the normals and
+ * tangents the call asks for: ~10 KB, in L1 when the kernel reads it),
+ * the active targets' entries in it are added, and the kernel skins the
+ * copy. The work is then the rest attributes' copy where a target moves
+ * something, plus a multiply-add per offset of an active target's entries:
+ * in proportion to the entries of the targets whose weight is not 0, and
+ * independent of how many targets there are. */
+#include "internal.h"
+#include "bind.h"
+#include "kernels/kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SKN_MORPH_SPAN SKN_PACK_BLOCK /* a block of the kernels' layout: a span never splits one */
+#define SKN_MORPH_CURSORS 256u        /* active targets whose place is kept from span to span; any
+                                         after them are found by binary search in each span */
+
+/* ---- bind ---- */
+
+static int all_finite(const float *f, int n) {
+  for (int i = 0; i < n; ++i)
+    if (!isfinite(f[i])) return 0;
+  return 1;
+}
+
+/* Target t's entries: indices in range, none twice (seen: a bitmap of the
+ * rig's vertices, left clear), offsets finite. */
+static skn_status check_entries(const skn_bind_desc *d, uint32_t t, uint8_t *seen) {
+  const skn_morph_target *m = &d->morph_targets[t];
+  const skn_attrib *attrs[3] = {&m->positions, &m->normals, &m->tangents};
+  static const char *names[3] = {"position", "normal", "tangent"};
+  skn_status s = SKN_OK;
+  uint32_t e = 0;
+  for (; e < m->count && s == SKN_OK; ++e) {
+    uint32_t v = m->vertices ? m->vertices[e] : e;
+    if (v >= d->vertex_count) {
+      s = skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "morph target %u: entry %u: vertex %u >= vertex_count %u", t, e, v,
+                    d->vertex_count);
+      break;
+    }
+    if (m->vertices && (seen[v >> 3] >> (v & 7) & 1)) {
+      s = skn__fail(SKN_ERR_INVALID_ARGUMENT, "morph target %u: entry %u: vertex %u is listed twice", t, e, v);
+      break;
+    }
+    if (m->vertices) seen[v >> 3] |= (uint8_t)(1u << (v & 7));
+    for (int a = 0; a < 3; ++a)
+      if (attrs[a]->data && !all_finite((const float *)skn__attrib_at(*attrs[a], 12, e), 3)) {
+        s = skn__fail(SKN_ERR_NOT_FINITE, "morph target %u: entry %u (vertex %u): %s offset is not finite", t, e, v,
+                      names[a]);
+        break;
+      }
+  }
+  for (uint32_t k = 0; m->vertices && k < e && k < m->count; ++k) seen[m->vertices[k] >> 3] = 0; /* clear what was set */
+  return s;
+}
+
+static skn_status check_target(const skn_bind_desc *d, uint32_t t) {
+  const skn_morph_target *m = &d->morph_targets[t];
+  const skn_attrib *attrs[3] = {&m->positions, &m->normals, &m->tangents};
+  static const char *names[3] = {"positions", "normals", "tangents"};
+  if (!m->positions.data) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "morph target %u: positions are required", t);
+  if (m->normals.data && !d->normals.data)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "morph target %u has normal offsets but the rest mesh has no normals", t);
+  if (m->tangents.data && !d->tangents.data)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "morph target %u has tangent offsets but the rest mesh has no tangents", t);
+  for (int a = 0; a < 3; ++a)
+    if (attrs[a]->data && attrs[a]->stride && attrs[a]->stride < 12)
+      return skn__fail(SKN_ERR_INVALID_ARGUMENT, "morph target %u: %s stride %u is smaller than one element (12 bytes)",
+                       t, names[a], attrs[a]->stride);
+  if (!m->vertices && m->count != d->vertex_count)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "morph target %u is dense (no vertices) with count %u, not vertex_count %u",
+                     t, m->count, d->vertex_count);
+  return SKN_OK;
+}
+
+skn_status skn__morph_validate(const skn_bind_desc *d) {
+  if (!d->morph_target_count) return SKN_OK;
+  if (!d->morph_targets)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "bind: morph_target_count %u without morph_targets", d->morph_target_count);
+  for (uint32_t t = 0; t < d->morph_target_count; ++t) {
+    if (d->morph_weights && !isfinite(d->morph_weights[t]))
+      return skn__fail(SKN_ERR_NOT_FINITE, "morph_weights[%u] is not finite", t);
+    skn_status s = check_target(d, t);
+    if (s != SKN_OK) return s;
+  }
+  uint8_t *seen = skn__calloc(((size_t)d->vertex_count + 7) / 8, 1);
+  if (!seen) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory checking morph targets");
+  skn_status s = SKN_OK;
+  for (uint32_t t = 0; s == SKN_OK && t < d->morph_target_count; ++t) s = check_entries(d, t, seen);
+  skn__free(seen);
+  return s;
+}
+
+/* Entry e's offsets (3 per attribute the target has; the others zero) into out[9]. */
+static void entry_offsets(const skn_morph_target *m, uint32_t e, float out[9]) {
+  const skn_attrib *attrs[3] = {&m->positions, &m->normals, &m->tangents};
+  for (int a = 0; a < 3; ++a) {
+    if (attrs[a]->data) memcpy(out + 3 * a, skn__attrib_at(*attrs[a], 12, e), 12);
+    else memset(out + 3 * a, 0, 12);
+  }
+}
+
+static int offsets_zero(const float *f) {
+  for (int i = 0; i < 9; ++i)
+    if (f[i] != 0.0f) return 0;
+  return 1;
+}
+
+static int by_key(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Target t into the rig's form: the entries whose offsets are not all zero,
+ * by ascending vertex (keys: vertex << 32 | entry). */
+static skn_status build_target(skn_morph *out, const skn_morph_target *m, uint32_t t) {
+  uint64_t *keys = skn__alloc((m->count ? m->count : 1) * sizeof *keys);
+  if (!keys) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for morph target %u", t);
+  uint32_t n = 0;
+  for (uint32_t e = 0; e < m->count; ++e) {
+    float f[9];
+    entry_offsets(m, e, f);
+    if (!offsets_zero(f)) keys[n++] = (uint64_t)(m->vertices ? m->vertices[e] : e) << 32 | e;
+  }
+  if (m->vertices) qsort(keys, n, sizeof *keys, by_key);
+  out->has_normals = m->normals.data != NULL;
+  out->has_tangents = m->tangents.data != NULL;
+  out->width = 3u * (1u + out->has_normals + out->has_tangents);
+  out->vertices = skn__alloc((n ? n : 1) * sizeof *out->vertices);
+  out->deltas = skn__alloc((size_t)(n ? n : 1) * out->width * sizeof(float));
+  if (!out->vertices || !out->deltas) {
+    skn__free(keys);
+    return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for morph target %u (%u entries)", t, n);
+  }
+  for (uint32_t k = 0; k < n; ++k) {
+    float f[9], *d = out->deltas + (size_t)k * out->width;
+    entry_offsets(m, (uint32_t)keys[k], f);
+    out->vertices[k] = (uint32_t)(keys[k] >> 32);
+    memcpy(d, f, 12);
+    if (out->has_normals) memcpy(d + 3, f + 3, 12);
+    if (out->has_tangents) memcpy(d + 3 + 3 * out->has_normals, f + 6, 12);
+  }
+  out->count = n;
+  skn__free(keys);
+  return SKN_OK;
+}
+
+skn_status skn__morph_build(skn_rig *rig, const skn_bind_desc *d) {
+  uint32_t n = d->morph_target_count;
+  if (!n) return SKN_OK;
+  rig->morphs = skn__calloc(n, sizeof *rig->morphs);
+  rig->morph_defaults = skn__calloc(n, sizeof(float));
+  if (!rig->morphs || !rig->morph_defaults) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for %u morph targets", n);
+  rig->morph_count = n; /* with the array: skn__morph_free walks it */
+  if (d->morph_weights) memcpy(rig->morph_defaults, d->morph_weights, n * sizeof(float));
+  for (uint32_t t = 0; t < n; ++t) {
+    skn_status s = build_target(&rig->morphs[t], &d->morph_targets[t], t);
+    if (s != SKN_OK) return s;
+    rig->morph_entry_count += rig->morphs[t].count;
+  }
+  return SKN_OK;
+}
+
+void skn__morph_free(skn_rig *rig) {
+  for (uint32_t t = 0; rig->morphs && t < rig->morph_count; ++t) {
+    skn__free(rig->morphs[t].vertices);
+    skn__free(rig->morphs[t].deltas);
+  }
+  skn__free(rig->morphs);
+  skn__free(rig->morph_defaults);
+}
+
+/* ---- pose ---- */
+
+static void update_active(skn_pose *pose) {
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < pose->rig->morph_count; ++t)
+    if (pose->morph_weights[t] != 0.0f && pose->rig->morphs[t].count) pose->morph_active[n++] = t;
+  pose->morph_active_count = n;
+}
+
+skn_status skn__morph_pose_init(skn_pose *pose) {
+  uint32_t n = pose->rig->morph_count;
+  pose->morph_weights = skn__alloc((n ? n : 1) * sizeof(float));
+  pose->morph_active = skn__alloc((n ? n : 1) * sizeof(uint32_t));
+  if (!pose->morph_weights || !pose->morph_active) return SKN_ERR_OUT_OF_MEMORY;
+  if (n) memcpy(pose->morph_weights, pose->rig->morph_defaults, n * sizeof(float));
+  update_active(pose);
+  return SKN_OK;
+}
+
+static skn_status check_morph_range(const skn_pose *pose, uint32_t first, uint32_t count, const void *data,
+                                    const char *call) {
+  if (!pose) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: pose is required", call);
+  if (count && !data) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: weights are required", call);
+  if ((uint64_t)first + count > pose->rig->morph_count)
+    return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "%s: targets [%u, %llu) run past morph_target_count %u", call, first,
+                     (unsigned long long)first + count, pose->rig->morph_count);
+  return SKN_OK;
+}
+
+SKN_API skn_status skn_pose_set_morph_weights(skn_pose *pose, uint32_t first, uint32_t count, const float *weights) {
+  skn_status s = check_morph_range(pose, first, count, weights, "pose_set_morph_weights");
+  if (s != SKN_OK) return s;
+  for (uint32_t i = 0; i < count; ++i)
+    if (!isfinite(weights[i]))
+      return skn__fail(SKN_ERR_NOT_FINITE, "pose_set_morph_weights: weight of target %u is not finite", first + i);
+  if (count) memcpy(pose->morph_weights + first, weights, count * sizeof(float));
+  update_active(pose);
+  return SKN_OK;
+}
+
+SKN_API skn_status skn_pose_morph_weights(const skn_pose *pose, uint32_t first, uint32_t count, float *out) {
+  skn_status s = check_morph_range(pose, first, count, out, "pose_morph_weights");
+  if (s == SKN_OK && count) memcpy(out, pose->morph_weights + first, count * sizeof(float));
+  return s;
+}
+
+/* ---- skin ---- */
+
+/* The first entry of m at or after vertex v. */
+static uint32_t lower_bound(const skn_morph *m, uint32_t v) {
+  uint32_t lo = 0, hi = m->count;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (m->vertices[mid] < v) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/* A span's morphed rest attributes, and where each active target stands. */
+typedef struct morph_span {
+  float positions[3 * SKN_MORPH_SPAN], normals[3 * SKN_MORPH_SPAN], tangents[4 * SKN_MORPH_SPAN];
+  uint32_t cursor[SKN_MORPH_CURSORS];
+} morph_span;
+
+static uint32_t cursor_at(const morph_span *sp, const skn_morph *m, uint32_t a, uint32_t v) {
+  return a < SKN_MORPH_CURSORS ? sp->cursor[a] : lower_bound(m, v);
+}
+
+/* Whether some active target moves a vertex before `end` (the cursors are
+ * at or after the span's first vertex). */
+static int span_touched(const skn_skin_job *job, const morph_span *sp, uint32_t first, uint32_t end) {
+  const skn_pose *pose = job->pose;
+  for (uint32_t a = 0; a < pose->morph_active_count; ++a) {
+    const skn_morph *m = &job->rig->morphs[pose->morph_active[a]];
+    uint32_t i = cursor_at(sp, m, a, first);
+    if (i < m->count && m->vertices[i] < end) return 1;
+  }
+  return 0;
+}
+
+/* Adds target m's entries in [first, end), from entry i, times w; returns
+ * the entry after them. */
+static uint32_t add_target(const skn_skin_job *job, morph_span *sp, const skn_morph *m, float w, uint32_t i,
+                           uint32_t first, uint32_t end) {
+  const int normals = job->normals && m->has_normals, tangents = job->tangents && m->has_tangents;
+  const uint32_t t_at = 3 + 3 * m->has_normals;
+  for (; i < m->count && m->vertices[i] < end; ++i) {
+    const float *d = m->deltas + (size_t)i * m->width;
+    uint32_t k = m->vertices[i] - first;
+    for (int c = 0; c < 3; ++c) sp->positions[3 * k + c] += w * d[c];
+    if (normals)
+      for (int c = 0; c < 3; ++c) sp->normals[3 * k + c] += w * d[3 + c];
+    if (tangents)
+      for (int c = 0; c < 3; ++c) sp->tangents[4 * k + c] += w * d[t_at + c];
+  }
+  return i;
+}
+
+/* The rest attributes of [first, end) into sp, the active targets added in
+ * ascending target order (one order for every split of the range). */
+static void morph_span_build(const skn_skin_job *job, morph_span *sp, uint32_t first, uint32_t end) {
+  const skn_pose *pose = job->pose;
+  size_t n = end - first;
+  memcpy(sp->positions, SKN_REST_P(job, first), n * 3 * sizeof(float));
+  if (job->normals) memcpy(sp->normals, SKN_REST_N(job, first), n * 3 * sizeof(float));
+  if (job->tangents) memcpy(sp->tangents, SKN_REST_T(job, first), n * 4 * sizeof(float));
+  for (uint32_t a = 0; a < pose->morph_active_count; ++a) {
+    uint32_t t = pose->morph_active[a];
+    const skn_morph *m = &job->rig->morphs[t];
+    uint32_t i = add_target(job, sp, m, pose->morph_weights[t], cursor_at(sp, m, a, first), first, end);
+    if (a < SKN_MORPH_CURSORS) sp->cursor[a] = i;
+  }
+}
+
+void skn__morph_run(const skn_skin_job *job, skn_kernel_fn kernel, uint32_t first, uint32_t end) {
+  const skn_pose *pose = job->pose;
+  if (!pose->morph_active_count) {
+    kernel(job, first, end);
+    return;
+  }
+  morph_span sp;
+  for (uint32_t a = 0; a < pose->morph_active_count && a < SKN_MORPH_CURSORS; ++a)
+    sp.cursor[a] = lower_bound(&job->rig->morphs[pose->morph_active[a]], first);
+  skn_skin_job morphed = *job;
+  morphed.rest_positions = sp.positions;
+  morphed.rest_normals = job->normals ? sp.normals : NULL;
+  morphed.rest_tangents = job->tangents ? sp.tangents : NULL;
+  morphed.morphed = 1;
+  uint32_t plain = first; /* the untouched spans since the last touched one: one kernel call */
+  for (uint32_t s = first, e; s < end; s = e) {
+    e = SKN_MIN(end, (s / SKN_MORPH_SPAN + 1) * SKN_MORPH_SPAN);
+    if (!span_touched(job, &sp, s, e)) continue;
+    if (plain < s) kernel(job, plain, s);
+    morph_span_build(job, &sp, s, e);
+    morphed.rest_first = s;
+    kernel(&morphed, s, e);
+    plain = e;
+  }
+  if (plain < end) kernel(job, plain, end);
+}
