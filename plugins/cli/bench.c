@@ -70,6 +70,11 @@ static double probe(float *a, float *b, float *c, size_t n, int threads, int tri
 #define JOINTS 64u
 
 int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout) {
+  return bench_make_morph_rig(b, n, k, layout, NULL, 0);
+}
+
+int bench_make_morph_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
+                         uint32_t target_count) {
   uint32_t width = k ? (uint32_t)k : 8, tris = 1024;
   float *pos = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12), *tan = malloc((size_t)n * 16);
   float *w = malloc((size_t)n * width * 4), *blend = malloc((size_t)n * 4), bind[JOINTS * 16] = {0};
@@ -119,6 +124,8 @@ int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout) {
                         its skinning cost does not depend on the triangles) */
   d.triangle_count = tris;
   d.layout = layout;
+  d.morph_targets = targets;
+  d.morph_target_count = target_count;
   int ok = skn_bind(&d, &b->rig) == SKN_OK && skn_pose_create(b->rig, &b->pose) == SKN_OK;
   skn_transform local[JOINTS];
   for (uint32_t j = 0; ok && j < JOINTS; ++j) { /* a bend and a twist per joint: rigid, as most animation is */
@@ -492,6 +499,7 @@ int cmd_bench(int argc, char **argv) {
   bench_layouts(1000000, js, bw, &layout_rows);
   if (full) bench_layouts(10000000, js, bw, &layout_rows);
   if (js) fprintf(js, "\n ]");
+  bench_morphs(js);
   bench_pool(js);
   bench_pose(js);
   if (js) {

@@ -18,6 +18,12 @@ typedef struct bench_rig {
 
 /* k influences per vertex (k = 0: 1 to 8, varying), nearest joints first. */
 int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout);
+/* The same with morph targets bound (their weights 0). */
+int bench_make_morph_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
+                         uint32_t target_count);
+
+/* bench_morph.c: skinning with morph targets against skinning alone. */
+void bench_morphs(FILE *js);
 
 /* Median seconds of one skn_skin call (attrs 0: positions, 1: + normals,
  * 2: + tangents), after one warm call. */

@@ -46,6 +46,9 @@ static uint64_t rig_vertices(skn_ffi *f, void *rig) {
 
 static int check_bind(skn_ffi *f, const skn_ffi_value *a) {
   const skn_ffi_record *r = a[0].as.record;
+  if (skn_ffi__record_array(r, "morph_targets") || skn_ffi__record_uint(r, "morph_target_count"))
+    return skn_ffi__fail(f, f->status.invalid, "bind: morph_targets are not supported through the libffi adapter "
+                         "(each target's arrays would go unchecked); bind them through the C ABI");
   const uint64_t j = skn_ffi__record_uint(r, "joint_count"), v = skn_ffi__record_uint(r, "vertex_count");
   int rc;
   if ((rc = field_array(f, "bind", r, "parents", 4 * j)) || (rc = field_array(f, "bind", r, "bind_matrices", 64 * j)) ||
@@ -85,6 +88,9 @@ static int array_vs_count(skn_ffi *f, const char *call, const skn_ffi_value *arr
 
 static int check_set_local(skn_ffi *f, const skn_ffi_value *a) { return array_vs_count(f, "pose_set_local", &a[3], &a[2], 40, "local"); }
 static int check_set_model(skn_ffi *f, const skn_ffi_value *a) { return array_vs_count(f, "pose_set_model", &a[3], &a[2], 64, "joint_to_model16"); }
+static int check_morph_weights(skn_ffi *f, const skn_ffi_value *a) {
+  return array_vs_count(f, "pose_morph_weights", &a[3], &a[2], 4, "weights");
+}
 static int check_palette(skn_ffi *f, const skn_ffi_value *a) { return array_vs_count(f, "pose_palette", &a[2], &a[3], 1, "dst"); }
 static int check_gpu_palette(skn_ffi *f, const skn_ffi_value *a) { return array_vs_count(f, "pose_gpu_palette", &a[2], &a[3], 1, "dst"); }
 static int check_glsl(skn_ffi *f, const skn_ffi_value *a) { return array_vs_count(f, "glsl_source", &a[1], &a[2], 1, "dst"); }
@@ -138,7 +144,8 @@ static int check_records(skn_ffi *f, const function_desc *fn, const skn_ffi_valu
 int skn_ffi__check_lengths(skn_ffi *f, const function_desc *fn, const skn_ffi_value *args) {
   static const struct { const char *name; int (*check)(skn_ffi *, const skn_ffi_value *); } rules[] = {
       {"skn_bind", check_bind}, {"skn_skin", check_skin}, {"skn_pose_set_local", check_set_local},
-      {"skn_pose_set_model", check_set_model}, {"skn_pose_palette", check_palette},
+      {"skn_pose_set_model", check_set_model}, {"skn_pose_set_morph_weights", check_morph_weights},
+      {"skn_pose_morph_weights", check_morph_weights}, {"skn_pose_palette", check_palette},
       {"skn_pose_gpu_palette", check_gpu_palette}, {"skn_glsl_source", check_glsl},
       {"skn_gltf_triangles", check_triangles}, {"skn_gltf_open_memory", check_open_memory},
       {"skn_gltf_bind", check_gltf_bind}, {"skn_rig_gpu_attributes", check_gpu_attributes}};

@@ -25,7 +25,11 @@
  * Left out, by design (the layout test lists them): skn_allocator and
  * skn_set_allocator (a host's allocator is native code, not an interpreter's),
  * SKN_VERSION_MINOR and _PATCH (the adapter needs the major only; a minor
- * release only appends).
+ * release only appends); skn_gltf_morph_target_name (its const char ** out
+ * has no kind here yet). skn_bind_desc.morph_targets is described as bytes
+ * for the layout, and checks.c refuses it set: a target's arrays need
+ * their own length checks, which this adapter does not make yet (1.2's
+ * morph targets are in the C ABI, C++ and Python).
  * The functions are found through skn_api, whose fields name them (version
  * -> skn_version), so skn_api is described field by field. */
 #include "internal.h"
@@ -41,6 +45,12 @@ const char skn_ffi__schema[] =
     "  f32[3] translation\n"
     "  f32[4] rotation\n"
     "  f32[3] scale\n"
+    "struct skn_morph_target\n"
+    "  u32 count\n"
+    "  u32* vertices\n"
+    "  skn_attrib positions\n"
+    "  skn_attrib normals\n"
+    "  skn_attrib tangents\n"
     "struct skn_bind_desc\n"
     "  u32 struct_size\n"
     "  u32 joint_count\n"
@@ -63,6 +73,9 @@ const char skn_ffi__schema[] =
     "  u32* triangles\n"
     "  u32 triangle_count\n"
     "  u32 layout\n"
+    "  u8* morph_targets\n"
+    "  f32* morph_weights\n"
+    "  u32 morph_target_count\n"
     "struct skn_rig_info\n"
     "  u32 struct_size\n"
     "  u32 joint_count\n"
@@ -70,6 +83,8 @@ const char skn_ffi__schema[] =
     "  u32 influence_count\n"
     "  u32 max_influences_per_vertex\n"
     "  u32 flags\n"
+    "  u32 morph_target_count\n"
+    "  u32 morph_entry_count\n"
     "struct skn_skin_desc\n"
     "  u32 struct_size\n"
     "  u32 method\n"
@@ -100,6 +115,8 @@ const char skn_ffi__schema[] =
     "  u32 influences_per_vertex\n"
     "  u32 flags\n"
     "  str mesh_name\n"
+    "  str node_name\n"
+    "  u32 morph_target_count\n"
     "struct skn_gltf_animation_info\n"
     "  u32 struct_size\n"
     "  u32 channel_count\n"
@@ -174,6 +191,9 @@ const char skn_ffi__schema[] =
     "  fn rig_gpu_attributes\n"
     "  fn set_allocator\n"
     "  fn gltf_open_memory\n"
+    "  fn pose_set_morph_weights\n"
+    "  fn pose_morph_weights\n"
+    "  fn gltf_morph_target_name\n"
     "function skn_version u32\n"
     "function skn_version_string str\n"
     "function skn_status_name str u32:status\n"
@@ -187,6 +207,8 @@ const char skn_ffi__schema[] =
     "function skn_pose_set_local status pose:pose u32:first u32:count f32*:local\n"
     "function skn_pose_set_model status pose:pose u32:first u32:count f32*:joint_to_model16\n"
     "function skn_pose_palette status pose:pose u32:format u8*:dst size:dst_bytes\n"
+    "function skn_pose_set_morph_weights status pose:pose u32:first u32:count f32*:weights\n"
+    "function skn_pose_morph_weights status pose:pose u32:first u32:count f32*:out\n"
     "function skn_set_simd status u32:simd\n"
     "function skn_get_simd u32\n"
     "function skn_skin status rig:rig pose:pose skn_skin_desc*:desc\n"

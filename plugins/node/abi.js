@@ -52,6 +52,9 @@ const STRUCTS = {
   skn_attrib: koffi.struct('skn_attrib', { data: 'const void *', stride: u32 }),
   skn_out_attrib: koffi.struct('skn_out_attrib', { data: 'void *', stride: u32 }),
   skn_transform: koffi.struct('skn_transform', { translation: 'float[3]', rotation: 'float[4]', scale: 'float[3]' }),
+  skn_morph_target: koffi.struct('skn_morph_target', {
+    count: u32, vertices: 'const uint32_t *', positions: 'skn_attrib', normals: 'skn_attrib', tangents: 'skn_attrib',
+  }),
   skn_bind_desc: koffi.struct('skn_bind_desc', {
     struct_size: u32, joint_count: u32, parents: 'const int32_t *', inverse_bind_matrices: 'const float *',
     bind_matrices: 'const float *', rest_local: 'const skn_transform *', vertex_count: u32,
@@ -59,10 +62,11 @@ const STRUCTS = {
     influence_offsets: 'const uint32_t *', influence_joints: 'const uint32_t *', influence_weights: 'const float *',
     weight_mode: u32, max_influences: u32, min_weight: 'float', blend_weights: 'const float *',
     triangles: 'const uint32_t *', triangle_count: u32, layout: u32,
+    morph_targets: 'const skn_morph_target *', morph_weights: 'const float *', morph_target_count: u32,
   }),
   skn_rig_info: koffi.struct('skn_rig_info', {
     struct_size: u32, joint_count: u32, vertex_count: u32, influence_count: u32, max_influences_per_vertex: u32,
-    flags: u32,
+    flags: u32, morph_target_count: u32, morph_entry_count: u32,
   }),
   skn_skin_desc: koffi.struct('skn_skin_desc', {
     struct_size: u32, method: u32, first_vertex: u32, vertex_count: u32, positions: 'skn_out_attrib',
@@ -74,6 +78,7 @@ const STRUCTS = {
   skn_gltf_primitive_info: koffi.struct('skn_gltf_primitive_info', {
     struct_size: u32, mesh: u32, primitive_in_mesh: u32, node: u32, skin: u32, vertex_count: u32,
     triangle_count: u32, joint_count: u32, influences_per_vertex: u32, flags: u32, mesh_name: 'const char *',
+    node_name: 'const char *', morph_target_count: u32,
   }),
   skn_gltf_animation_info: koffi.struct('skn_gltf_animation_info', {
     struct_size: u32, channel_count: u32, start: 'float', end: 'float', name: 'const char *',
@@ -125,6 +130,9 @@ const PROTOTYPES = [
   'uint32_t skn_glsl_source(const skn_gpu_desc *desc, void *dst, size_t dst_bytes, _Out_ size_t *out_length)',
   'uint32_t skn_gpu_layout_get(const skn_gpu_desc *desc, _Inout_ skn_gpu_layout *out)',
   'uint32_t skn_pose_gpu_palette(const skn_pose *pose, const skn_gpu_desc *desc, void *dst, size_t dst_bytes)',
+  'uint32_t skn_pose_set_morph_weights(skn_pose *pose, uint32_t first, uint32_t count, const float *weights)',
+  'uint32_t skn_pose_morph_weights(const skn_pose *pose, uint32_t first, uint32_t count, _Out_ float *out)',
+  'uint32_t skn_gltf_morph_target_name(const skn_gltf *gltf, uint32_t primitive, uint32_t target, _Out_ const char **out_name)',
   'uint32_t skn_rig_gpu_attributes(const skn_rig *rig, const skn_gpu_attributes *out)',
 ];
 

@@ -33,6 +33,13 @@ typedef struct skn_transform {
 } skn_transform;
 typedef enum skn_weight_mode { SKN_WEIGHTS_NORMALIZE = 0, SKN_WEIGHTS_AS_GIVEN, SKN_WEIGHTS_REQUIRE_UNIT, SKN_WEIGHT_MODE_FORCE_U32 = 0x7FFFFFFF } skn_weight_mode;
 typedef enum skn_bind_layout { SKN_LAYOUT_FULL = 0, SKN_LAYOUT_COMPACT, SKN_BIND_LAYOUT_FORCE_U32 = 0x7FFFFFFF } skn_bind_layout;
+typedef struct skn_morph_target {
+  uint32_t count;
+  const uint32_t * vertices;
+  skn_attrib positions;
+  skn_attrib normals;
+  skn_attrib tangents;
+} skn_morph_target;
 typedef struct skn_bind_desc {
   uint32_t struct_size;
   uint32_t joint_count;
@@ -55,6 +62,9 @@ typedef struct skn_bind_desc {
   const uint32_t * triangles;
   uint32_t triangle_count;
   skn_bind_layout layout;
+  const skn_morph_target * morph_targets;
+  const float * morph_weights;
+  uint32_t morph_target_count;
 } skn_bind_desc;
 skn_status skn_bind(const skn_bind_desc * desc, skn_rig ** out_rig);
 void skn_rig_destroy(skn_rig * rig);
@@ -66,12 +76,16 @@ typedef struct skn_rig_info {
   uint32_t influence_count;
   uint32_t max_influences_per_vertex;
   uint32_t flags;
+  uint32_t morph_target_count;
+  uint32_t morph_entry_count;
 } skn_rig_info;
 skn_status skn_rig_info_get(const skn_rig * rig, skn_rig_info * out);
 skn_status skn_pose_create(const skn_rig * rig, skn_pose ** out_pose);
 void skn_pose_destroy(skn_pose * pose);
 skn_status skn_pose_set_local(skn_pose * pose, uint32_t first, uint32_t count, const skn_transform * local);
 skn_status skn_pose_set_model(skn_pose * pose, uint32_t first, uint32_t count, const float * joint_to_model16);
+skn_status skn_pose_set_morph_weights(skn_pose * pose, uint32_t first, uint32_t count, const float * weights);
+skn_status skn_pose_morph_weights(const skn_pose * pose, uint32_t first, uint32_t count, float * out);
 typedef enum skn_palette_format { SKN_PALETTE_MAT4 = 0, SKN_PALETTE_ROWS3X4, SKN_PALETTE_NORMAL_ROWS3X4, SKN_PALETTE_DUAL_QUAT, SKN_PALETTE_DUAL_QUAT_SCALE, SKN_PALETTE_DUAL_QUAT_SCALE_KEEP_Y, SKN_PALETTE_FORMAT_FORCE_U32 = 0x7FFFFFFF } skn_palette_format;
 skn_status skn_pose_palette(const skn_pose * pose, skn_palette_format format, void * dst, size_t dst_bytes);
 typedef enum skn_method { SKN_METHOD_LBS_MATRIX = 0, SKN_METHOD_LBS_QUATERNION = 1, SKN_METHOD_DQS = 2, SKN_METHOD_BLEND = 3, SKN_METHOD_COR = 4, SKN_METHOD_FORCE_U32 = 0x7FFFFFFF } skn_method;
@@ -118,8 +132,11 @@ typedef struct skn_gltf_primitive_info {
   uint32_t influences_per_vertex;
   uint32_t flags;
   const char * mesh_name;
+  const char * node_name;
+  uint32_t morph_target_count;
 } skn_gltf_primitive_info;
 skn_status skn_gltf_primitive_info_get(const skn_gltf * gltf, uint32_t primitive, skn_gltf_primitive_info * out);
+skn_status skn_gltf_morph_target_name(const skn_gltf * gltf, uint32_t primitive, uint32_t target, const char ** out_name);
 typedef struct skn_gltf_animation_info {
   uint32_t struct_size;
   uint32_t channel_count;
@@ -213,10 +230,13 @@ struct skn_api {
   skn_status (*rig_gpu_attributes)(const skn_rig * rig, const skn_gpu_attributes * out);
   skn_status (*set_allocator)(const skn_allocator * allocator);
   skn_status (*gltf_open_memory)(const void * data, size_t size, skn_gltf ** out);
+  skn_status (*pose_set_morph_weights)(skn_pose * pose, uint32_t first, uint32_t count, const float * weights);
+  skn_status (*pose_morph_weights)(const skn_pose * pose, uint32_t first, uint32_t count, float * out);
+  skn_status (*gltf_morph_target_name)(const skn_gltf * gltf, uint32_t primitive, uint32_t target, const char ** out_name);
 };
 const skn_api * skn_get_api(uint32_t abi_major);
 static const uint32_t SKN_VERSION_MAJOR = 1;
-static const uint32_t SKN_VERSION_MINOR = 1;
+static const uint32_t SKN_VERSION_MINOR = 2;
 static const uint32_t SKN_VERSION_PATCH = 0;
 static const uint32_t SKN_GLTF_NO_ANIMATION = 0xFFFFFFFFu;
 ]]
