@@ -118,14 +118,15 @@ struct skn_rig {
 };
 
 /* A morph target as the rig keeps it (morph.c): its entries in ascending
- * vertex order, each entry's offsets interleaved in `width` floats — dv,
- * then dn where has_normals, then dt where has_tangents — so that one
- * stream serves every attribute. */
+ * vertex order, the offsets planar — dp[3e..3e+2] the position offset of
+ * entry e, dn the normal's, dt the tangent's (NULL where the target has
+ * none), in one block `deltas` — so that a run of neighbouring vertices is
+ * one contiguous stretch of each. */
 typedef struct skn_morph {
   uint32_t count;
   uint32_t *vertices;
-  float *deltas;
-  uint32_t has_normals, has_tangents, width;
+  float *deltas, *dp, *dn, *dt;
+  uint32_t has_normals, has_tangents;
 } skn_morph;
 
 /* ---- the pose (pose.c, palette.c) ---- */
@@ -265,6 +266,13 @@ typedef struct skn_skin_job {
   const float *rest_positions, *rest_normals, *rest_tangents;
   uint32_t rest_first;
   int morphed;
+  /* The vectorised kernels' way instead: the rig's rest attributes, and a
+   * span's summed morph offsets that they add as they load (vertex v's at
+   * offsets + 3 (v - offsets_first), ..._normals + 3 (...), ..._tangents +
+   * 4 (...)), so that the span is never copied; NULL: none. */
+  const float *offsets, *offsets_normals, *offsets_tangents;
+  uint32_t offsets_first;
+  int fused;                     /* the kernel takes offsets (set by skn_skin: a vectorised kernel) */
 } skn_skin_job;
 
 /* One vertex's results; n and t are filled only where the job asks. */

@@ -3,29 +3,34 @@
  * then any method on v0', n0', t0' (abi/skn.h, skn_morph_target).
  *
  * Bind keeps each target sparse: its entries with a non-zero offset, in
- * ascending vertex order, offsets interleaved (one stream per target).
+ * ascending vertex order, the offsets planar (internal.h, skn_morph).
  * Skinning walks the range in spans of SKN_MORPH_SPAN vertices aligned to
  * absolute multiples of it, so that every thread count and range split
  * morphs the same spans the same way (bit-identical results). A span that
- * no active target touches is skinned from the rig's arrays as if there
- * were no targets, in one kernel call with its untouched neighbours; a
- * touched one is copied into the stack (positions, and the normals and
- * tangents the call asks for: ~10 KB, in L1 when the kernel reads it),
- * the active targets' entries in it are added, and the kernel skins the
- * copy. The work is then the rest attributes' copy where a target moves
- * something, plus a multiply-add per offset of an active target's entries:
- * in proportion to the entries of the targets whose weight is not 0, and
- * independent of how many targets there are. */
+ * no active target touches is skinned as if there were no targets, in one
+ * kernel call with its untouched neighbours. For a touched one the active
+ * targets' entries are summed, times their weights, into a buffer on the
+ * stack (~10 KB, in L1 when the kernel reads it): the offsets alone, which
+ * the vectorised kernels add to the rig's rest attributes as they load
+ * them (kernels.h, skn_src), or the rest attributes copied and offset, which
+ * the scalar reference skins as it would a rest mesh. The work is a
+ * multiply-add per offset of the entries of the targets whose weight is
+ * not 0 — a vector one over a run of neighbouring vertices — and a span's
+ * bookkeeping where one is touched: independent of how many targets there
+ * are. What it costs on top of skinning is in README ("Morph targets"). */
 #include "internal.h"
 #include "bind.h"
 #include "kernels/kernels.h"
 
+#include <immintrin.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SKN_MORPH_SPAN SKN_PACK_BLOCK /* a block of the kernels' layout: a span never splits one */
-#define SKN_MORPH_CURSORS 256u        /* active targets whose place is kept from span to span; any
+#define SKN_MORPH_CURSORS 256u
+#define SKN_MORPH_PREFETCH 128u        /* entries ahead: a target's stream is read in short bursts, span by span,
+                                         too short for the hardware prefetchers to follow ten of them */        /* active targets whose place is kept from span to span; any
                                          after them are found by binary search in each span */
 
 /* ---- bind ---- */
@@ -138,20 +143,22 @@ static skn_status build_target(skn_morph *out, const skn_morph_target *m, uint32
   if (m->vertices) qsort(keys, n, sizeof *keys, by_key);
   out->has_normals = m->normals.data != NULL;
   out->has_tangents = m->tangents.data != NULL;
-  out->width = 3u * (1u + out->has_normals + out->has_tangents);
   out->vertices = skn__alloc((n ? n : 1) * sizeof *out->vertices);
-  out->deltas = skn__alloc((size_t)(n ? n : 1) * out->width * sizeof(float));
+  out->deltas = skn__alloc(((size_t)n * 3 * (1u + out->has_normals + out->has_tangents) + 1) * sizeof(float));
   if (!out->vertices || !out->deltas) {
     skn__free(keys);
     return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for morph target %u (%u entries)", t, n);
   }
+  out->dp = out->deltas;
+  out->dn = out->has_normals ? out->dp + (size_t)n * 3 : NULL;
+  out->dt = out->has_tangents ? out->dp + (size_t)n * 3 * (1u + out->has_normals) : NULL;
   for (uint32_t k = 0; k < n; ++k) {
-    float f[9], *d = out->deltas + (size_t)k * out->width;
+    float f[9];
     entry_offsets(m, (uint32_t)keys[k], f);
     out->vertices[k] = (uint32_t)(keys[k] >> 32);
-    memcpy(d, f, 12);
-    if (out->has_normals) memcpy(d + 3, f + 3, 12);
-    if (out->has_tangents) memcpy(d + 3 + 3 * out->has_normals, f + 6, 12);
+    memcpy(out->dp + (size_t)k * 3, f, 12);
+    if (out->dn) memcpy(out->dn + (size_t)k * 3, f + 3, 12);
+    if (out->dt) memcpy(out->dt + (size_t)k * 3, f + 6, 12);
   }
   out->count = n;
   skn__free(keys);
@@ -263,32 +270,87 @@ static int span_touched(const skn_skin_job *job, const morph_span *sp, uint32_t 
   return 0;
 }
 
-/* Adds target m's entries in [first, end), from entry i, times w; returns
- * the entry after them. */
-static uint32_t add_target(const skn_skin_job *job, morph_span *sp, const skn_morph *m, float w, uint32_t i,
-                           uint32_t first, uint32_t end) {
-  const int normals = job->normals && m->has_normals, tangents = job->tangents && m->has_tangents;
-  const uint32_t t_at = 3 + 3 * m->has_normals;
-  for (; i < m->count && m->vertices[i] < end; ++i) {
-    const float *d = m->deltas + (size_t)i * m->width;
-    uint32_t k = m->vertices[i] - first;
-    for (int c = 0; c < 3; ++c) sp->positions[3 * k + c] += w * d[c];
-    if (normals)
-      for (int c = 0; c < 3; ++c) sp->normals[3 * k + c] += w * d[3 + c];
-    if (tangents)
-      for (int c = 0; c < 3; ++c) sp->tangents[4 * k + c] += w * d[t_at + c];
+typedef float v4f __attribute__((vector_size(16)));
+
+/* y[0, n) += w x[0, n), 4 floats at a time: a target's run of neighbouring
+ * vertices is one contiguous stretch of its offsets and of the span's
+ * attributes (planar offsets, internal.h). The same float operations as
+ * the entry-by-entry loop, so that a run and scattered entries round alike. */
+static void add_run(float *restrict y, const float *restrict x, size_t n, float w) {
+  size_t j = 0;
+  const v4f ww = {w, w, w, w};
+  for (; j + 4 <= n; j += 4) {
+    if (!(j & 15)) __builtin_prefetch(x + j + 3 * SKN_MORPH_PREFETCH); /* a line a time, into the next span's */
+    v4f a, b;
+    memcpy(&a, y + j, sizeof a);
+    memcpy(&b, x + j, sizeof b);
+    a = a + ww * b;
+    memcpy(y + j, &a, sizeof a);
   }
-  return i;
+  for (; j < n; ++j) y[j] = y[j] + w * x[j];
 }
 
-/* The rest attributes of [first, end) into sp, the active targets added in
- * ascending target order (one order for every split of the range). */
+/* Adds target m's entries in [first, end), from entry i, times w; returns
+ * the entry after them. Where they are a run of neighbouring vertices (a
+ * region, as most shapes move: checked in O(1), the vertices being
+ * strictly increasing), each attribute is one add_run. Otherwise entry by
+ * entry, in scalars: neighbouring 3-float records overlap a 4-float
+ * read-modify-write, defeating store-to-load forwarding; the target's
+ * streams are prefetched ahead, as they are read in bursts too short for
+ * the hardware prefetchers to follow ten of them. */
+static uint32_t add_target(const skn_skin_job *job, morph_span *sp, const skn_morph *m, float w, uint32_t i,
+                           uint32_t first, uint32_t end) {
+  const uint32_t *restrict vertices = m->vertices;
+  const float *restrict dp = m->dp, *restrict dn = job->normals ? m->dn : NULL, *restrict dt = job->tangents ? m->dt : NULL;
+  float *restrict p = sp->positions, *restrict n = sp->normals, *restrict t = sp->tangents;
+  uint32_t last = i;
+  while (last < m->count && vertices[last] < end) ++last;
+  if (last > i && vertices[last - 1] - vertices[i] == last - 1 - i) {
+    size_t k = vertices[i] - first, len = last - i;
+    add_run(p + 3 * k, dp + 3 * (size_t)i, 3 * len, w);
+    if (dn) add_run(n + 3 * k, dn + 3 * (size_t)i, 3 * len, w);
+    for (size_t j = 0; dt && j < len; ++j)
+      for (int c = 0; c < 3; ++c) t[4 * (k + j) + c] = t[4 * (k + j) + c] + w * dt[3 * (i + j) + c];
+    return last;
+  }
+  for (; i < last; ++i) {
+    size_t k = 3 * (size_t)(vertices[i] - first), e = 3 * (size_t)i;
+    __builtin_prefetch(dp + e + 3 * SKN_MORPH_PREFETCH);
+    __builtin_prefetch(vertices + i + 4 * SKN_MORPH_PREFETCH);
+    float p0 = p[k] + w * dp[e], p1 = p[k + 1] + w * dp[e + 1], p2 = p[k + 2] + w * dp[e + 2];
+    p[k] = p0, p[k + 1] = p1, p[k + 2] = p2;
+    if (dn) {
+      __builtin_prefetch(dn + e + 3 * SKN_MORPH_PREFETCH);
+      float n0 = n[k] + w * dn[e], n1 = n[k + 1] + w * dn[e + 1], n2 = n[k + 2] + w * dn[e + 2];
+      n[k] = n0, n[k + 1] = n1, n[k + 2] = n2;
+    }
+    if (dt) {
+      size_t q = k / 3 * 4;
+      float t0 = t[q] + w * dt[e], t1 = t[q + 1] + w * dt[e + 1], t2 = t[q + 2] + w * dt[e + 2];
+      t[q] = t0, t[q + 1] = t1, t[q + 2] = t2;
+    }
+  }
+  return last;
+}
+
+/* The span [first, end) in sp: the rest attributes the call skins, with
+ * the active targets added in ascending target order (one order for every
+ * split of the range) — or, for a vectorised kernel (job->fused), zeros
+ * with the targets added: the offsets alone, which the kernel adds to the
+ * rig's rest attributes as it loads them, so that the span is not copied
+ * (a copy waits on memory where the kernel's own loads are prefetched). */
 static void morph_span_build(const skn_skin_job *job, morph_span *sp, uint32_t first, uint32_t end) {
   const skn_pose *pose = job->pose;
   size_t n = end - first;
-  memcpy(sp->positions, SKN_REST_P(job, first), n * 3 * sizeof(float));
-  if (job->normals) memcpy(sp->normals, SKN_REST_N(job, first), n * 3 * sizeof(float));
-  if (job->tangents) memcpy(sp->tangents, SKN_REST_T(job, first), n * 4 * sizeof(float));
+  if (job->fused) {
+    memset(sp->positions, 0, n * 3 * sizeof(float));
+    if (job->normals) memset(sp->normals, 0, n * 3 * sizeof(float));
+    if (job->tangents) memset(sp->tangents, 0, n * 4 * sizeof(float));
+  } else {
+    memcpy(sp->positions, SKN_REST_P(job, first), n * 3 * sizeof(float));
+    if (job->normals) memcpy(sp->normals, SKN_REST_N(job, first), n * 3 * sizeof(float));
+    if (job->tangents) memcpy(sp->tangents, SKN_REST_T(job, first), n * 4 * sizeof(float));
+  }
   for (uint32_t a = 0; a < pose->morph_active_count; ++a) {
     uint32_t t = pose->morph_active[a];
     const skn_morph *m = &job->rig->morphs[t];
@@ -307,19 +369,27 @@ void skn__morph_run(const skn_skin_job *job, skn_kernel_fn kernel, uint32_t firs
   for (uint32_t a = 0; a < pose->morph_active_count && a < SKN_MORPH_CURSORS; ++a)
     sp.cursor[a] = lower_bound(&job->rig->morphs[pose->morph_active[a]], first);
   skn_skin_job morphed = *job;
-  morphed.rest_positions = sp.positions;
-  morphed.rest_normals = job->normals ? sp.normals : NULL;
-  morphed.rest_tangents = job->tangents ? sp.tangents : NULL;
-  morphed.morphed = 1;
+  if (job->fused) {
+    morphed.offsets = sp.positions;
+    morphed.offsets_normals = sp.normals;
+    morphed.offsets_tangents = sp.tangents;
+  } else {
+    morphed.rest_positions = sp.positions;
+    morphed.rest_normals = job->normals ? sp.normals : NULL;
+    morphed.rest_tangents = job->tangents ? sp.tangents : NULL;
+    morphed.morphed = 1;
+  }
   uint32_t plain = first; /* the untouched spans since the last touched one: one kernel call */
   for (uint32_t s = first, e; s < end; s = e) {
     e = SKN_MIN(end, (s / SKN_MORPH_SPAN + 1) * SKN_MORPH_SPAN);
     if (!span_touched(job, &sp, s, e)) continue;
     if (plain < s) kernel(job, plain, s);
     morph_span_build(job, &sp, s, e);
-    morphed.rest_first = s;
-    kernel(&morphed, s, e);
+    morphed.rest_first = job->fused ? job->rest_first : s;
+    morphed.offsets_first = s;
+    kernel(&morphed, s, e); /* without its store fence: one below does for every span */
     plain = e;
   }
   if (plain < end) kernel(job, plain, end);
+  if (job->stream) _mm_sfence(); /* streaming stores are weakly ordered: done before the caller goes on */
 }

@@ -145,6 +145,15 @@ SKN_INLINE void group_prefetch(const skn_skin_job *job, uint32_t v, const int no
   }
 }
 
+/* A morphed span's offsets (job->offsets, morph.c) for src's vertices. */
+SKN_INLINE void src_offsets(const skn_skin_job *job, skn_src *src) {
+  if (!job->offsets) return;
+  size_t i = src->first - job->offsets_first;
+  src->dpositions = job->offsets + 3 * i;
+  if (job->normals) src->dnormals = job->offsets_normals + 3 * i;
+  if (job->tangents) src->dtangents = job->offsets_tangents + 4 * i;
+}
+
 #define SKN_CHUNK_VERTICES 64u
 #define SKN_CHUNK_SLOTS 512u /* 64 vertices of 8 influences, or a group of 32 */
 SKN_PIN(chunk_holds_a_group, SKN_CHUNK_SLOTS >= SKN_PACK_GROUP * SKN_COMPACT_MAX_INFLUENCES);
@@ -164,16 +173,12 @@ static __attribute__((noinline)) void run_compact(const skn_skin_job *job, const
     uint32_t e = SKN_MIN(hi, c + chunk), count = (e - c + SKN_L - 1) / SKN_L * SKN_L;
     size_t at = b->offset + (size_t)(c - b->first) * b->k, slots = (size_t)count * b->k;
     skn_src src = {c, b->k, rig->packed_joints ? rig->packed_joints + at : joints, weights, SKN_REST_P(job, c),
-                   NULL, NULL};
+                   NULL, NULL, NULL, NULL, NULL};
     decode_weights(rig->packed_weights16 + at, slots, weights);
     if (rig->packed_joints8) decode_joints(rig->packed_joints8 + at, slots, joints);
-    if (job->morphed) { /* a morphed span: the decoded directions plus the offsets (morph.c) */
-      if (job->normals) src.normals = SKN_REST_N(job, c);
-      if (job->tangents) src.tangents = SKN_REST_T(job, c);
-    } else {
-      if (job->normals) decode_oct(rig->oct_normals + c, count, 0, normals), src.normals = normals;
-      if (job->tangents) decode_oct(rig->oct_tangents + c, count, 1, tangents), src.tangents = tangents;
-    }
+    if (job->normals) decode_oct(rig->oct_normals + c, count, 0, normals), src.normals = normals;
+    if (job->tangents) decode_oct(rig->oct_tangents + c, count, 1, tangents), src.tangents = tangents;
+    src_offsets(job, &src);
     fn(job, &src, c, e);
   }
 }
@@ -190,12 +195,15 @@ static void run_blocks(const skn_skin_job *job, uint32_t first, uint32_t end, co
     } else {
       size_t at = b->offset + (size_t)(v - b->first) * b->k;
       skn_src src = {v, b->k, rig->packed_joints + at, rig->packed_weights + at, SKN_REST_P(job, v),
-                     job->normals ? SKN_REST_N(job, v) : NULL, job->tangents ? SKN_REST_T(job, v) : NULL};
+                     job->normals ? SKN_REST_N(job, v) : NULL, job->tangents ? SKN_REST_T(job, v) : NULL,
+                     NULL, NULL, NULL};
+      src_offsets(job, &src);
       fns[width_row(b->k)](job, &src, v, hi);
     }
     v = hi;
   }
-  if (job->stream) _mm_sfence(); /* streaming stores are weakly ordered: done before the caller goes on */
+  if (job->stream && !job->morphed && !job->offsets) _mm_sfence(); /* weakly ordered: done before the caller goes on (morph.c
+                                                      fences once after all its spans) */
 }
 
 #endif

@@ -265,7 +265,7 @@ SKN_INLINE void dqs_finish(const skn_skin_job *job, const skn_src *src, uint32_t
                            group_out *o) {
   (void)job;
   rigid_lanes r = rigid_of_rows(b->qr);
-  lanes3 x = group_load3(src->positions, v - src->first, n);
+  lanes3 x = group_load_positions(src, v, n);
   if (scaled) x = rows_apply3(b->sr, x, 1);
   lanes3 p = rigid_rotate(&r, x);
   o->p = (lanes3){p.x + r.t.x, p.y + r.t.y, p.z + r.t.z};
@@ -283,7 +283,7 @@ SKN_INLINE void cor_finish(const skn_skin_job *job, const skn_src *src, uint32_t
   group_blend(job->pose->lbs_palette, src_joints(src, v, k), src_weights(src, v, k), k, 0, 0, m, unused);
   records_to_rows(m, mr);
   rigid_lanes r = rigid_of_rows(b->qr);
-  lanes3 p0 = group_load3(src->positions, v - src->first, n), c = group_load3(job->rig->centers, v, n);
+  lanes3 p0 = group_load_positions(src, v, n), c = group_load3(job->rig->centers, v, n);
   lanes3 d = {p0.x - c.x, p0.y - c.y, p0.z - c.z};
   if (scaled) d = rows_apply3(b->sr, d, 0);
   lanes3 x = rigid_rotate(&r, d), a = rows_apply3(mr, c, 1);

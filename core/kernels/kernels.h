@@ -43,6 +43,9 @@ typedef struct skn_src {
   const float *weights;
   const float *positions;
   const float *normals, *tangents; /* NULL where the job does not skin them */
+  /* a morphed span's offsets to add, indexed alike (tangents: 4 floats a
+   * vertex, the fourth 0); NULL where there are none (morph.c) */
+  const float *dpositions, *dnormals, *dtangents;
 } skn_src;
 
 typedef struct skn_kernel_set {

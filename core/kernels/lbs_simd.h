@@ -144,17 +144,32 @@ SKN_INLINE lanes3 group_load3(const float *src, uint32_t v, const uint32_t n) {
   return (lanes3){in[0], in[1], in[2]};
 }
 
-/* The group's rest normals (kernels.h, skn_src). */
+/* A rest attribute plus the morph targets' offsets where the span has
+ * them (kernels.h, skn_src: NULL elsewhere, a branch that every group of a
+ * call takes the same way). */
+SKN_INLINE lanes3 l3_add(lanes3 a, lanes3 b) { return (lanes3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+
+/* The group's rest positions and normals (kernels.h, skn_src). */
+SKN_INLINE lanes3 group_load_positions(const skn_src *src, uint32_t v, const uint32_t n) {
+  lanes3 x = group_load3(src->positions, v - src->first, n);
+  return src->dpositions ? l3_add(x, group_load3(src->dpositions, v - src->first, n)) : x;
+}
 SKN_INLINE lanes3 group_load_normals(const skn_src *src, uint32_t v, const uint32_t n) {
-  return group_load3(src->normals, v - src->first, n);
+  lanes3 x = group_load3(src->normals, v - src->first, n);
+  return src->dnormals ? l3_add(x, group_load3(src->dnormals, v - src->first, n)) : x;
 }
 
-/* The rest tangents: xyz and w. */
+/* The rest tangents: xyz (offsets added) and w. */
 SKN_INLINE lanes3 group_load_tangents(const skn_src *src, uint32_t v, const uint32_t n, lanes *w) {
   lanes in[4];
   group_load(src->tangents, v - src->first, n, 4, in);
   *w = in[3];
-  return (lanes3){in[0], in[1], in[2]};
+  lanes3 x = {in[0], in[1], in[2]};
+  if (src->dtangents) {
+    group_load(src->dtangents, v - src->first, n, 4, in);
+    x = l3_add(x, (lanes3){in[0], in[1], in[2]});
+  }
+  return x;
 }
 
 SKN_INLINE void group_store_out(const skn_skin_job *job, uint32_t v, const uint32_t n, const group_out *o,
@@ -203,7 +218,7 @@ SKN_INLINE void lbs_group_joints(const skn_skin_job *job, const skn_src *src, ui
   group_blend(job->pose->lbs_palette, src_joints(src, v, k), src_weights(src, v, k), k, normals == NORMALS_BY_N,
               words, m, nm);
   records_to_rows(m, r);
-  o->p = rows_apply3(r, group_load3(src->positions, v - src->first, n), 1);
+  o->p = rows_apply3(r, group_load_positions(src, v, n), 1);
   if (tangents) { /* t = M t0, w negated where det M < 0 */
     lanes w;
     o->t = l3_unit(rows_apply3(r, group_load_tangents(src, v, n, &w), 0));

@@ -36,7 +36,7 @@ SKN_INLINE void lbsq_group(const skn_skin_job *job, const skn_src *src, uint32_t
   const uint16_t *J = src_joints(src, v, k);
   const float *W = src_weights(src, v, k), *pal = job->pose->quat_palette;
   const lanes zero = lanes_splat(0.0f);
-  lanes3 x = group_load3(src->positions, v - src->first, n), p = {zero, zero, zero};
+  lanes3 x = group_load_positions(src, v, n), p = {zero, zero, zero};
   lanes na[9], ta[9], wr[8];
   SKN_UNROLL for (int e = 0; e < 9; ++e) na[e] = ta[e] = zero;
   if (SKN_WEIGHT_ROWS(k)) group_weight_rows(W, k, wr);
