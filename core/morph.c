@@ -28,10 +28,10 @@
 #include <string.h>
 
 #define SKN_MORPH_SPAN SKN_PACK_BLOCK /* a block of the kernels' layout: a span never splits one */
-#define SKN_MORPH_CURSORS 256u
-#define SKN_MORPH_PREFETCH 128u        /* entries ahead: a target's stream is read in short bursts, span by span,
-                                         too short for the hardware prefetchers to follow ten of them */        /* active targets whose place is kept from span to span; any
+#define SKN_MORPH_CURSORS 256u        /* active targets whose place is kept from span to span; any
                                          after them are found by binary search in each span */
+#define SKN_MORPH_PREFETCH 128u       /* entries ahead: a target's streams are read in short bursts, span
+                                         by span, too short for the hardware prefetchers to follow ten */
 
 /* ---- bind ---- */
 

@@ -1,7 +1,8 @@
 /* bind_target.c — a bind description from bytes: any counts (up to 64
  * joints and 256 vertices), fixed-width or CSR influences, any indices,
  * weights and matrices (NaN and Inf among them), strides, layouts, weight
- * modes, blend weights, triangles. Every array is allocated at exactly its
+ * modes, blend weights, triangles, morph targets (sparse with any indices,
+ * repeated ones among them, or dense of any count). Every array is allocated at exactly its
  * size, so that a read past one is a sanitizer's finding. A refused bind
  * must leave *out_rig; an accepted one is posed with transforms from the
  * bytes and skinned with every method into guarded outputs, which a failed
@@ -15,7 +16,7 @@
 /* A description and the arrays it points at (each its own allocation). */
 typedef struct bind_case {
   skn_bind_desc d;
-  void *arrays[12];
+  void *arrays[32];
   int array_count;
 } bind_case;
 
@@ -85,6 +86,31 @@ static void influences(bind_case *c, fuzz_input *in, uint32_t joints, uint32_t n
   c->d.influence_weights = w;
 }
 
+/* 1 to 3 targets: sparse (indices near the vertex range, repeats possible)
+ * or dense (NULL vertices, a count of n give or take one), offsets from the
+ * bytes (NaN and Inf among them), normal and tangent offsets sometimes,
+ * whether or not the rest mesh has them; weights sometimes. */
+static void morph_targets(bind_case *c, fuzz_input *in, uint32_t n) {
+  uint32_t count = 1 + fuzz_u8(in) % 3;
+  skn_morph_target *t = own(c, count * sizeof *t);
+  for (uint32_t i = 0; i < count; ++i) {
+    uint8_t how = fuzz_u8(in);
+    uint32_t m = how & 1 ? 1 + fuzz_u8(in) % 16 : n + (how & 2 ? (uint32_t)(fuzz_u8(in) % 3) - 1u : 0);
+    if (m == 0) m = 1;
+    uint32_t *v = NULL;
+    if (how & 1) {
+      v = own(c, m * sizeof *v);
+      for (uint32_t e = 0; e < m; ++e) v[e] = index_near(in, n);
+    }
+    t[i] = (skn_morph_target){m, v, attribute(c, in, m, 3), {0}, {0}};
+    if (how & 4) t[i].normals = attribute(c, in, m, 3);
+    if (how & 8) t[i].tangents = attribute(c, in, m, 3);
+  }
+  c->d.morph_targets = t;
+  c->d.morph_target_count = count;
+  if (fuzz_u8(in) & 1) c->d.morph_weights = floats(c, in, count);
+}
+
 static void describe(bind_case *c, fuzz_input *in) {
   uint32_t joints = 1 + fuzz_u8(in) % 64, n = 1 + fuzz_u8(in), k = fuzz_u8(in) % 9, flags = fuzz_u8(in);
   skn_bind_desc *d = &c->d;
@@ -113,6 +139,7 @@ static void describe(bind_case *c, fuzz_input *in) {
     d->triangle_count = count;
   }
   influences(c, in, joints, n, k);
+  if (flags & 64) morph_targets(c, in, n);
 }
 
 /* Poses the rig from the bytes and skins it with every method. */
@@ -129,6 +156,9 @@ static void exercise(const skn_rig *rig, fuzz_input *in) {
   }
   if (t) skn_pose_set_local(pose, 0, info.joint_count, t); /* may refuse a NaN or a zero quaternion */
   free(t);
+  float w[3];
+  for (uint32_t i = 0; i < info.morph_target_count && i < 3; ++i) w[i] = fuzz_float(in);
+  if (info.morph_target_count) skn_pose_set_morph_weights(pose, 0, info.morph_target_count, w); /* may refuse NaN */
   for (int m = SKN_METHOD_LBS_MATRIX; m <= SKN_METHOD_COR; ++m) {
     guarded gp, gn, gt;
     skn_skin_desc d = {sizeof d};

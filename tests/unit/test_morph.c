@@ -355,6 +355,103 @@ START_TEST(bad_targets_and_weights_are_refused) {
 }
 END_TEST
 
+
+/* glTF: a node's weights over the mesh's as bind's default, and weights
+ * channels sampled as §3.11 says — LINEAR, STEP, and CUBICSPLINE's Hermite
+ * worked by hand below — through skn_gltf_pose to the skinned vertex (a
+ * GLB assembled here: one joint at rest, a target lifting vertex 1 by 1). */
+static const char MORPH_JSON[] =
+    "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":188}],"
+    "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":36},"
+    "{\"buffer\":0,\"byteOffset\":72,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":84,\"byteLength\":48},"
+    "{\"buffer\":0,\"byteOffset\":132,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":140,\"byteLength\":8},"
+    "{\"buffer\":0,\"byteOffset\":148,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":156,\"byteLength\":8},"
+    "{\"buffer\":0,\"byteOffset\":164,\"byteLength\":24}],"
+    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+    "{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+    "{\"bufferView\":2,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
+    "{\"bufferView\":3,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
+    "{\"bufferView\":4,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+    "{\"bufferView\":5,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+    "{\"bufferView\":6,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+    "{\"bufferView\":7,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+    "{\"bufferView\":8,\"componentType\":5126,\"count\":6,\"type\":\"SCALAR\"}],"
+    "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":2,\"WEIGHTS_0\":3},"
+    "\"targets\":[{\"POSITION\":1}]}],\"weights\":[0.25],\"extras\":{\"targetNames\":[\"lift\"]}}],"
+    "\"skins\":[{\"joints\":[1]}],"
+    "\"nodes\":[{\"name\":\"body\",\"mesh\":0,\"skin\":0,\"weights\":[0.5]},{\"name\":\"root\"}],"
+    "\"animations\":[{\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}}],"
+    "\"samplers\":[{\"input\":4,\"output\":5}]},"
+    "{\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}}],"
+    "\"samplers\":[{\"input\":4,\"output\":6,\"interpolation\":\"STEP\"}]},"
+    "{\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}}],"
+    "\"samplers\":[{\"input\":7,\"output\":8,\"interpolation\":\"CUBICSPLINE\"}]}]}";
+
+static void put_u32(unsigned char *p, uint32_t v) { for (int i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> 8 * i); }
+
+static unsigned char *morph_glb(size_t *size) {
+  const float bin[47] = {0, 0, 0, 1, 0, 0, 0, 0, 1,          /* positions */
+                         0, 0, 0, 0, 1, 0, 0, 0, 0,          /* the target: vertex 1 up by 1 */
+                         0, 0, 0,                            /* joints: 12 zero bytes */
+                         1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, /* weights */
+                         0, 1,                               /* LINEAR and STEP times */
+                         0, 1,                               /* LINEAR weights */
+                         0.2f, 0.8f,                         /* STEP weights */
+                         0, 2,                               /* CUBICSPLINE times */
+                         0, 0, 1, 0.5f, 1, 0};               /* in, value, out; in, value, out */
+  size_t json = (sizeof MORPH_JSON - 1 + 3) & ~(size_t)3, n = 12 + 8 + json + 8 + 188;
+  unsigned char *g = malloc(n);
+  memcpy(g, "glTF", 4), put_u32(g + 4, 2), put_u32(g + 8, (uint32_t)n);
+  put_u32(g + 12, (uint32_t)json), memcpy(g + 16, "JSON", 4);
+  memset(g + 20, ' ', json), memcpy(g + 20, MORPH_JSON, sizeof MORPH_JSON - 1);
+  put_u32(g + 20 + json, 188), memcpy(g + 24 + json, "BIN", 4), g[27 + json] = 0;
+  memcpy(g + 28 + json, bin, 188);
+  *size = n;
+  return g;
+}
+
+START_TEST(gltf_weights_default_and_animated) {
+  size_t size;
+  unsigned char *glb = morph_glb(&size);
+  skn_gltf *g;
+  ck_assert_msg(skn_gltf_open_memory(glb, size, &g) == SKN_OK, "%s", skn_last_error());
+  free(glb);
+  skn_gltf_primitive_info pi = {sizeof pi};
+  ck_assert_int_eq(skn_gltf_primitive_info_get(g, 0, &pi), SKN_OK);
+  const char *name = NULL;
+  ck_assert_int_eq(skn_gltf_morph_target_name(g, 0, 0, &name), SKN_OK);
+  ck_assert_uint_eq(pi.morph_target_count, 1);
+  ck_assert_str_eq(pi.node_name, "body");
+  ck_assert_str_eq(name, "lift");
+  ck_assert_int_eq(skn_gltf_morph_target_name(g, 0, 1, &name), SKN_ERR_INDEX_OUT_OF_RANGE);
+  skn_gltf_bind_desc bd = {sizeof bd};
+  skn_rig *rig;
+  skn_pose *pose;
+  ck_assert_int_eq(skn_gltf_bind(g, &bd, &rig), SKN_OK);
+  ck_assert_int_eq(skn_pose_create(rig, &pose), SKN_OK);
+  float w, p[9];
+  skn_skin_desc s = {sizeof s};
+  s.positions.data = p;
+  ck_assert_int_eq(skn_pose_morph_weights(pose, 0, 1, &w), SKN_OK);
+  ck_assert(w == 0.5f); /* the node's weights over the mesh's */
+  static const struct { uint32_t animation; float time, want; } cases[] = {
+      {SKN_GLTF_NO_ANIMATION, 0, 0.5f}, {0, 0.25f, 0.25f}, {0, 5, 1}, {1, 0.5f, 0.2f}, {1, 1, 0.8f},
+      /* u = 0.5, d = 2: (2u^3 - 3u^2 + 1) 0 + (u^3 - 2u^2 + u) 2 (1) + (-2u^3 + 3u^2) 1 + (u^3 - u^2) 2 (0.5) */
+      {2, 1, 0.625f}, {2, 0, 0}, {2, 2, 1}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    ck_assert_int_eq(skn_gltf_pose(g, 0, cases[k].animation, cases[k].time, pose), SKN_OK);
+    ck_assert_int_eq(skn_pose_morph_weights(pose, 0, 1, &w), SKN_OK);
+    ck_assert_int_eq(skn_skin(rig, pose, &s), SKN_OK);
+    ck_assert_msg(fabsf(w - cases[k].want) < 1e-6f && fabsf(p[4] - cases[k].want) < 1e-6f,
+                  "animation %u at %g: weight %g, vertex 1 at y = %g; want %g", cases[k].animation,
+                  (double)cases[k].time, (double)w, (double)p[4], (double)cases[k].want);
+  }
+  skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+  skn_gltf_close(g);
+}
+END_TEST
+
 Suite *suite_morph(void) {
   Suite *s = suite_create("morph");
   TCase *tc = tcase_create("morph");
@@ -364,6 +461,7 @@ Suite *suite_morph(void) {
   tcase_add_loop_test(tc, every_kernel_set_matches_the_scalar_reference, SKN_LAYOUT_FULL, SKN_LAYOUT_COMPACT + 1);
   tcase_add_test(tc, many_active_targets);
   tcase_add_test(tc, bad_targets_and_weights_are_refused);
+  tcase_add_test(tc, gltf_weights_default_and_animated);
   suite_add_tcase(s, tc);
   return s;
 }
