@@ -95,7 +95,7 @@ static void morph_targets(bind_case *c, fuzz_input *in, uint32_t n) {
   skn_morph_target *t = own(c, count * sizeof *t);
   for (uint32_t i = 0; i < count; ++i) {
     uint8_t how = fuzz_u8(in);
-    uint32_t m = how & 1 ? 1 + fuzz_u8(in) % 16 : n + (how & 2 ? (uint32_t)(fuzz_u8(in) % 3) - 1u : 0);
+    uint32_t m = how & 1 ? 1u + fuzz_u8(in) % 16u : n + (how & 2 ? (uint32_t)(fuzz_u8(in) % 3) - 1u : 0u);
     if (m == 0) m = 1;
     uint32_t *v = NULL;
     if (how & 1) {
