@@ -4,7 +4,7 @@
 # make check      install missing Debian packages, build, run every test
 # make demo       build, skin a procedural arm and a glTF model, write pictures
 # make install    PREFIX=/usr/local: headers, library, GL and libffi adapters, skn.hpp, pkg-config file, Python and Lua packages
-# make bench      the benchmark: bandwidth probe, every kernel vs the scalar reference
+# make bench      the benchmark: bandwidth probes, every kernel vs the scalar reference and the yardstick
 # make check-threads  the unit tests under ThreadSanitizer (make check runs tests/threads under it)
 # make fuzz       FUZZ_SECONDS=N: each fuzz target (tests/fuzz) on every core; make fuzz-build: them alone
 # make blender-addon   build/skn_blender.zip for Blender's Preferences > Add-ons > Install
@@ -146,8 +146,19 @@ $(DEMO): scripts/demo.c scripts/arm.h abi/skn.h $(BUILD)/libskn.so | $(BUILD)/bi
 	$(CC) $(PROG_CFLAGS) $< $(PROG_LDFLAGS) -o $@
 
 # The skn command: a host of its own, built on abi/skn.h alone.
-$(CLI): $(CLI_SRC) plugins/cli/cli.h abi/skn.h $(BUILD)/libskn.so $(GL_LIB) | $(BUILD)/bin
-	$(CC) $(PROG_CFLAGS) $(CLI_SRC) $(GL_LIB) $(PROG_LDFLAGS) -lpng -pthread -ldl -o $@
+# `skn bench` times the shared yardstick (../shared/bench/lbs_ref.c, a fixed
+# scalar loop) beside skn where the folder is beside the checkout, built at
+# -O2 as its README says; without it the column is left out.
+YARDSTICK := $(wildcard ../shared/bench/lbs_ref.c)
+ifneq ($(YARDSTICK),)
+YARDSTICK_OBJ := $(BUILD)/obj/yardstick/lbs_ref.o
+YARDSTICK_FLAGS := -DSKN_YARDSTICK -I../shared/bench $(YARDSTICK_OBJ)
+$(YARDSTICK_OBJ): $(YARDSTICK) ../shared/bench/lbs_ref.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -DREF_SUFFIX=_O2 -c $< -o $@
+endif
+$(CLI): $(CLI_SRC) plugins/cli/cli.h abi/skn.h $(BUILD)/libskn.so $(GL_LIB) $(YARDSTICK_OBJ) | $(BUILD)/bin
+	$(CC) $(PROG_CFLAGS) $(YARDSTICK_FLAGS) $(CLI_SRC) $(GL_LIB) $(PROG_LDFLAGS) -lpng -pthread -ldl -o $@
 
 $(BUILD)/bin/arm_gltf: scripts/arm_gltf.c scripts/arm.h | $(BUILD)/bin
 	$(CC) $(PROG_CFLAGS) $< -lm -o $@

@@ -4,12 +4,17 @@
  *     streams, so bytes moved / probe bandwidth says how close a kernel gets
  *     to the physical ceiling;
  *   - the scalar reference kernels (skn_set_simd(SKN_SIMD_SCALAR)), the same
- *     code the tests use as their oracle.
+ *     code the tests use as their oracle;
+ * and two more: a copy with non-temporal stores, the ceiling a kernel that
+ * streams its outputs can reach (memcpy pays a read for each line it
+ * writes), and ../shared/bench's fixed scalar yardstick
+ * (bench_yardstick.c), whose ratios compare across runs and machines.
  * Every timing is the median of several runs. `--full` sweeps methods x
  * attributes x influences x vertices x threads (what `make bench` runs);
  * the default is the headline subset. `-o FILE` writes the table as JSON. */
 #include "bench.h"
 
+#include <emmintrin.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -44,6 +49,35 @@ static void *probe_run(void *arg) {
   else
     memcpy(j->a, j->b, j->n * sizeof(float));
   return NULL;
+}
+
+/* A copy whose stores go around the caches (SSE2 streaming stores): it
+ * saves the read-for-ownership memcpy pays for each line it writes, so it
+ * is the ceiling a kernel that streams its outputs can reach (memcpy's
+ * under-reads it by a third here). a and b 16-byte aligned, n a multiple of 4. */
+static void *probe_nt_run(void *arg) {
+  probe_job *j = arg;
+  for (size_t i = 0; i < j->n; i += 4) _mm_stream_ps(j->a + i, _mm_loadu_ps(j->b + i));
+  _mm_sfence();
+  return NULL;
+}
+
+/* GB/s (bytes read + written) of the streaming copy over `threads` threads. */
+static double probe_nt(float *a, float *b, size_t n, int threads) {
+  double t[5];
+  for (int r = 0; r < 5; ++r) {
+    pthread_t th[2];
+    probe_job jobs[2];
+    double t0 = bench_now();
+    for (int k = 0; k < threads; ++k) {
+      size_t lo = n * k / threads / 4 * 4, hi = n * (k + 1) / threads / 4 * 4;
+      jobs[k] = (probe_job){a + lo, b + lo, NULL, hi - lo, 0};
+      pthread_create(&th[k], NULL, probe_nt_run, &jobs[k]);
+    }
+    for (int k = 0; k < threads; ++k) pthread_join(th[k], NULL);
+    t[r] = bench_now() - t0;
+  }
+  return 2.0 * n * sizeof(float) / bench_median(t, 5) / 1e9;
 }
 
 /* GB/s of a copy (2 streams) or triad (3 streams) over `threads` threads. */
@@ -424,31 +458,50 @@ int cmd_bench(int argc, char **argv) {
   size_t pn = (size_t)64 << 20; /* 3 x 256 MiB: far past any cache */
   float *a = calloc(pn, 4), *b = calloc(pn, 4), *c = calloc(pn, 4);
   if (!a || !b || !c) return fail_input("out of memory");
-  double bw[3][2];
+  /* every page written before it is read: calloc's untouched pages all map
+   * the kernel's one zero page, which a copy would read from L1 (the probe
+   * then counted the bytes it read and measured only its writes: 2x high) */
+  for (size_t i = 0; i < pn; ++i) a[i] = 1.0f, b[i] = 2.0f, c[i] = 3.0f;
+  double bw[3][2], nt[3];
   for (int th = 1; th <= 2; ++th) {
     bw[th][0] = probe(a, b, c, pn, th, 0);
     bw[th][1] = probe(a, b, c, pn, th, 1);
+    nt[th] = probe_nt(a, b, pn, th);
   }
   free(c); /* a and b stay for each row's own copy probe */
   printf("skn %s bench on %s, %ld cores, kernels: %s\n", skn_version_string(), cpu, sysconf(_SC_NPROCESSORS_ONLN),
          SIMD_NAMES[simd]);
-  printf("bandwidth probe: copy %.1f GB/s (1 thread), %.1f GB/s (2); triad %.1f / %.1f GB/s\n", bw[1][0], bw[2][0],
-         bw[1][1], bw[2][1]);
+  printf("bandwidth probe: copy %.1f GB/s (1 thread), %.1f GB/s (2); triad %.1f / %.1f GB/s; non-temporal copy "
+         "%.1f / %.1f GB/s\n", bw[1][0], bw[2][0], bw[1][1], bw[2][1], nt[1], nt[2]);
   printf("medians of 5 runs (3 at 10M); ceiling = copy bandwidth / bytes a vertex moves, the copy probed\n"
-         "again after each row (its last column): this machine's bandwidth moves by half from minute to minute\n\n");
-  printf("%-9s %-4s %-5s %10s %3s %11s %10s %9s %8s %8s\n", "method", "attr", "infl", "vertices", "thr", "M vert/s",
-         "x scalar", "% ceiling", "B/vert", "GB/s");
+         "again after each row (its GB/s): this machine's bandwidth moves by half from minute to minute; %% NT:\n"
+         "of the non-temporal copy's ceiling above; x yard: against ../shared/bench's scalar yardstick (-O2, 4\n"
+         "influences, the same vertices and attributes and threads; %s)\n\n",
+         YARDSTICK_BUILT ? "timed before each size's rows" : "not built in: no ../shared/bench");
+  printf("%-9s %-4s %-5s %10s %3s %11s %10s %8s %9s %7s %8s %8s\n", "method", "attr", "infl", "vertices", "thr",
+         "M vert/s", "x scalar", "x yard", "% ceiling", "% NT", "B/vert", "GB/s");
   FILE *js = json_path ? fopen(json_path, "w") : NULL;
   if (js)
     fprintf(js, "{\"version\": \"%s\", \"cpu\": \"%s\", \"kernels\": \"%s\", \"bandwidth_gbs\": {\"copy_1\": %.2f, "
-                "\"copy_2\": %.2f, \"triad_1\": %.2f, \"triad_2\": %.2f},\n \"results\": [",
-            skn_version_string(), cpu, SIMD_NAMES[simd], bw[1][0], bw[2][0], bw[1][1], bw[2][1]);
+                "\"copy_2\": %.2f, \"triad_1\": %.2f, \"triad_2\": %.2f, \"nt_copy_1\": %.2f, \"nt_copy_2\": %.2f},\n"
+                " \"results\": [",
+            skn_version_string(), cpu, SIMD_NAMES[simd], bw[1][0], bw[2][0], bw[1][1], bw[2][1], nt[1], nt[2]);
   const uint32_t sizes_full[] = {10000, 100000, 1000000, 10000000}, sizes_quick[] = {1000000};
   const int infl_full[] = {1, 4, 8, 0}, infl_quick[] = {4};
   const uint32_t *sizes = full ? sizes_full : sizes_quick;
   const int *infl = full ? infl_full : infl_quick, nsizes = full ? 4 : 1, ninfl = full ? 4 : 1;
   int rows = 0;
-  for (int si = 0; si < nsizes; ++si)
+  for (int si = 0; si < nsizes; ++si) {
+    double yard[3][3] = {{0}}; /* seconds, by attributes and threads */
+    bench_rig yr;
+    if (YARDSTICK_BUILT && bench_make_rig(&yr, sizes[si], 4, SKN_LAYOUT_FULL)) {
+      bench_yardstick *y = bench_yardstick_new(&yr);
+      for (int attrs = 0; attrs <= 2; ++attrs)
+        for (uint32_t th = 1; th <= 2; ++th) yard[attrs][th] = bench_yardstick_time(y, attrs, th, sizes[si] >= 10000000 ? 3 : 5);
+      bench_yardstick_free(y);
+      skn_pose_destroy(yr.pose);
+      skn_rig_destroy(yr.rig);
+    }
     for (int ki = 0; ki < ninfl; ++ki) {
       bench_rig br;
       if (!bench_make_rig(&br, sizes[si], infl[ki], SKN_LAYOUT_FULL)) return fail_input("bench rig");
@@ -468,15 +521,18 @@ int cmd_bench(int argc, char **argv) {
             double ceiling = 100.0 * bpv * n / fast / 1e9 / row_bw;
             char infl_name[8];
             snprintf(infl_name, sizeof infl_name, infl[ki] ? "%d" : "1-8", infl[ki]);
-            printf("%-9s %-4s %-5s %10u %3u %11.1f %9.2fx %8.1f%% %8.0f %8.1f\n", METHOD_NAMES[m], ATTR_NAMES[attrs],
-                   infl_name, n, th, mvs, ref / fast, ceiling, bpv, row_bw);
+            double ys = yard[attrs][th] ? yard[attrs][th] / fast : 0, nt_share = 100.0 * bpv * n / fast / 1e9 / nt[th];
+            char ys_text[16];
+            snprintf(ys_text, sizeof ys_text, ys ? "%.2fx" : "-", ys);
+            printf("%-9s %-4s %-5s %10u %3u %11.1f %9.2fx %8s %8.1f%% %6.1f%% %8.0f %8.1f\n", METHOD_NAMES[m],
+                   ATTR_NAMES[attrs], infl_name, n, th, mvs, ref / fast, ys_text, ceiling, nt_share, bpv, row_bw);
             if (js)
               fprintf(js, "%s\n  {\"method\": \"%s\", \"attributes\": \"%s\", \"influences\": \"%s\", \"vertices\": %u, "
                           "\"threads\": %u, \"mvertices_per_s\": %.2f, \"scalar_mvertices_per_s\": %.2f, "
                           "\"ratio_to_scalar\": %.3f, \"bytes_per_vertex\": %.1f, \"copy_gbs\": %.2f, "
-                          "\"fraction_of_ceiling\": %.4f}",
+                          "\"fraction_of_ceiling\": %.4f, \"ratio_to_yardstick\": %.3f, \"fraction_of_nt_ceiling\": %.4f}",
                       rows ? "," : "", METHOD_NAMES[m], ATTR_NAMES[attrs], infl_name, n, th, mvs, n / ref / 1e6,
-                      ref / fast, bpv, row_bw, ceiling / 100);
+                      ref / fast, bpv, row_bw, ceiling / 100, ys, nt_share / 100);
             ++rows;
           }
         }
@@ -484,6 +540,7 @@ int cmd_bench(int argc, char **argv) {
       skn_pose_destroy(br.pose);
       skn_rig_destroy(br.rig);
     }
+  }
   free(a), free(b);
   printf("\nstores: through the caches or streaming (skn_stores); the table above uses SKN_STORES_AUTO\n");
   printf("%-9s %-4s %-5s %10s %3s %11s %11s %10s %9s\n", "method", "attr", "infl", "vertices", "thr", "cached M/s",

@@ -22,6 +22,19 @@ int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout);
 int bench_make_morph_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
                          uint32_t target_count);
 
+/* bench_yardstick.c: the shared scalar yardstick (../shared/bench), on a
+ * rig of at most 4 influences a vertex; NULL (and time 0) where the
+ * command was built without it. */
+typedef struct bench_yardstick bench_yardstick;
+#ifdef SKN_YARDSTICK
+#define YARDSTICK_BUILT 1
+#else
+#define YARDSTICK_BUILT 0
+#endif
+bench_yardstick *bench_yardstick_new(const bench_rig *b);
+void bench_yardstick_free(bench_yardstick *y);
+double bench_yardstick_time(const bench_yardstick *y, int attrs, uint32_t threads, int repeats);
+
 /* bench_morph.c: skinning with morph targets against skinning alone. */
 void bench_morphs(FILE *js);
 
