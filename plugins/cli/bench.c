@@ -103,6 +103,21 @@ static double probe(float *a, float *b, float *c, size_t n, int threads, int tri
 
 #define JOINTS 64u
 
+/* A bend and a twist per joint, rigid as most animation is; or (scaled)
+ * each joint also scaled uniformly, by 1.05 and its inverse by turns, so
+ * that the chain's world scales stay 1 or 1.05: every M_i a rotation times
+ * a uniform scale, not all rigid, as the LBS kernel's inverse-transpose
+ * path and LBS_QUATERNION's uniform scales need. */
+skn_status bench_pose_chain(bench_rig *b, int scaled) {
+  skn_transform local[JOINTS];
+  for (uint32_t j = 0; j < JOINTS; ++j) {
+    float h = 0.05f + 0.01f * (j % 5), sc = !scaled ? 1.0f : j % 2 ? 1.05f : 1.0f / 1.05f;
+    skn_transform x = {{j ? 1.0f : 0.0f, 0, 0}, {h, 0.5f * h, 0.3f * h, 1.0f}, {sc, sc, sc}};
+    local[j] = x;
+  }
+  return skn_pose_set_local(b->pose, 0, JOINTS, local);
+}
+
 int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout) {
   return bench_make_morph_rig(b, n, k, layout, NULL, 0);
 }
@@ -160,14 +175,8 @@ int bench_make_morph_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout
   d.layout = layout;
   d.morph_targets = targets;
   d.morph_target_count = target_count;
-  int ok = skn_bind(&d, &b->rig) == SKN_OK && skn_pose_create(b->rig, &b->pose) == SKN_OK;
-  skn_transform local[JOINTS];
-  for (uint32_t j = 0; ok && j < JOINTS; ++j) { /* a bend and a twist per joint: rigid, as most animation is */
-    float h = 0.05f + 0.01f * (j % 5);
-    skn_transform x = {{j ? 1.0f : 0.0f, 0, 0}, {h, 0.5f * h, 0.3f * h, 1.0f}, {1, 1, 1}};
-    local[j] = x;
-  }
-  ok = ok && skn_pose_set_local(b->pose, 0, JOINTS, local) == SKN_OK;
+  int ok = skn_bind(&d, &b->rig) == SKN_OK && skn_pose_create(b->rig, &b->pose) == SKN_OK &&
+           bench_pose_chain(b, 0) == SKN_OK;
   b->n = n;
   b->k = k;
   b->compact = layout == SKN_LAYOUT_COMPACT;
@@ -556,6 +565,7 @@ int cmd_bench(int argc, char **argv) {
   bench_layouts(1000000, js, bw, &layout_rows);
   if (full) bench_layouts(10000000, js, bw, &layout_rows);
   if (js) fprintf(js, "\n ]");
+  bench_goals(js, nt);
   bench_morphs(js);
   bench_pool(js);
   bench_pose(js);

@@ -35,6 +35,13 @@ bench_yardstick *bench_yardstick_new(const bench_rig *b);
 void bench_yardstick_free(bench_yardstick *y);
 double bench_yardstick_time(const bench_yardstick *y, int attrs, uint32_t threads, int repeats);
 
+/* Poses the chain as bench_make_rig does (scaled: joints scaled uniformly
+ * too, by turns 1.05 and 1 / 1.05). */
+skn_status bench_pose_chain(bench_rig *b, int scaled);
+
+/* bench_goals.c: the rows issue 31's goals are stated on, side by side. */
+void bench_goals(FILE *js, const double nt[3]); /* nt: the non-temporal copy ceilings, GB/s, by threads */
+
 /* bench_morph.c: skinning with morph targets against skinning alone. */
 void bench_morphs(FILE *js);
 

@@ -1,0 +1,92 @@
+/* bench_goals.c — the rows issue 31 states its goals on, in one table:
+ * 100,000 vertices, 4 influences, positions + normals, one thread, against
+ * the shared yardstick (bench_yardstick.c), rigid and uniformly scaled
+ * joints (the inverse-transpose path), every method's time beside LBS's
+ * and DQS's; then 1,000,000 vertices, uniformly scaled, 1 and 2 threads,
+ * full and compact layouts, against the non-temporal copy ceiling. Calls
+ * alternate between the rows' setups, medians of 9. */
+#include "bench.h"
+
+#include <stdlib.h>
+
+static const char *const NAMES[] = {"lbs", "lbs-quat", "dqs", "blend", "cor"};
+
+/* Median seconds of method m on b with outputs p, n (rigid or scaled pose). */
+static void time_rows(bench_rig *b, const int *scaled, const skn_method *m, int rows, uint32_t th, float *p, float *n,
+                      double *out) {
+  double t[8][9];
+  for (int r = 0; r < 9; ++r)
+    for (int i = 0; i < rows; ++i) {
+      bench_pose_chain(b, scaled[i]);
+      t[i][r] = bench_time_skin(b, m[i], 1, th, p, n, NULL, 1, SKN_STORES_AUTO);
+    }
+  for (int i = 0; i < rows; ++i) out[i] = bench_median(t[i], 9);
+}
+
+static void goals_100k(FILE *js) {
+  bench_rig b;
+  float *p = malloc(100000 * 12), *n = malloc(100000 * 12);
+  if (!p || !n || !bench_make_rig(&b, 100000, 4, SKN_LAYOUT_FULL)) return free(p), free(n);
+  bench_yardstick *y = bench_yardstick_new(&b);
+  double yard = bench_yardstick_time(y, 1, 1, 9), t[6];
+  bench_yardstick_free(y);
+  const int scaled[6] = {0, 1, 1, 1, 1, 1};
+  const skn_method m[6] = {SKN_METHOD_LBS_MATRIX, SKN_METHOD_LBS_MATRIX, SKN_METHOD_LBS_QUATERNION, SKN_METHOD_DQS,
+                           SKN_METHOD_BLEND, SKN_METHOD_COR};
+  static const char *const goal[6] = {">= 2.6x yard", ">= 2.4x yard", "<= 1.15x lbs", "<= 1.3x lbs", "<= 1.3x dqs",
+                                      "<= 1.3x dqs"};
+  time_rows(&b, scaled, m, 6, 1, p, n, t);
+  printf("%-9s %-7s %10s %3s %11s %8s %9s %9s   %s\n", "method", "joints", "vertices", "thr", "M vert/s", "x yard",
+         "x lbs t", "x dqs t", "goal");
+  for (int i = 0; i < 6; ++i) {
+    char ys[16];
+    snprintf(ys, sizeof ys, yard ? "%.2fx" : "-", yard / t[i]);
+    printf("%-9s %-7s %10u %3u %11.1f %8s %8.2fx %8.2fx   %s\n", NAMES[m[i]], scaled[i] ? "scaled" : "rigid", 100000u,
+           1u, 100000 / t[i] / 1e6, ys, t[i] / t[1], t[i] / t[3], goal[i]);
+    if (js)
+      fprintf(js, "%s\n  {\"method\": \"%s\", \"joints\": \"%s\", \"vertices\": 100000, \"threads\": 1, "
+                  "\"mvertices_per_s\": %.2f, \"ratio_to_yardstick\": %.3f, \"time_over_lbs\": %.3f, "
+                  "\"time_over_dqs\": %.3f}",
+              i ? "," : "", NAMES[m[i]], scaled[i] ? "scaled" : "rigid", 100000 / t[i] / 1e6, yard ? yard / t[i] : 0,
+              t[i] / t[1], t[i] / t[3]);
+  }
+  free(p), free(n);
+  skn_pose_destroy(b.pose);
+  skn_rig_destroy(b.rig);
+}
+
+static void goals_1m(FILE *js, const double nt[3]) {
+  bench_rig b[2];
+  uint32_t n = 1000000;
+  float *p = NULL, *nn = NULL;
+  if (posix_memalign((void **)&p, 64, (size_t)n * 12) || posix_memalign((void **)&nn, 64, (size_t)n * 12)) return;
+  if (!bench_make_rig(&b[0], n, 4, SKN_LAYOUT_FULL) || !bench_make_rig(&b[1], n, 4, SKN_LAYOUT_COMPACT)) return;
+  for (int c = 0; c < 2; ++c) bench_pose_chain(&b[c], 1);
+  printf("%-9s %-7s %10s %3s %11s %11s %9s %9s %9s   %s\n", "method", "joints", "vertices", "thr", "full M/s",
+         "compact M/s", "full %NT", "cmp %NT", "cmp/full", "goal: full >= 60% NT, compact >= 1.2x full");
+  for (uint32_t th = 1; th <= 2; ++th) {
+    double t[2][9];
+    for (int r = 0; r < 9; ++r)
+      for (int c = 0; c < 2; ++c) t[c][r] = bench_time_skin(&b[c], SKN_METHOD_LBS_MATRIX, 1, th, p, nn, NULL, 1, SKN_STORES_AUTO);
+    double f = n / bench_median(t[0], 9), k = n / bench_median(t[1], 9);
+    double f_nt = 100.0 * 72.0 * f / 1e9 / nt[th], k_nt = 100.0 * 52.0 * k / 1e9 / nt[th];
+    printf("%-9s %-7s %10u %3u %11.1f %11.1f %8.1f%% %8.1f%% %8.2fx\n", "lbs", "scaled", n, th, f / 1e6, k / 1e6, f_nt,
+           k_nt, k / f);
+    if (js)
+      fprintf(js, ",\n  {\"method\": \"lbs\", \"joints\": \"scaled\", \"vertices\": %u, \"threads\": %u, "
+                  "\"full_mvertices_per_s\": %.2f, \"compact_mvertices_per_s\": %.2f, \"full_fraction_of_nt\": %.4f, "
+                  "\"compact_fraction_of_nt\": %.4f}",
+              n, th, f / 1e6, k / 1e6, f_nt / 100, k_nt / 100);
+  }
+  free(p), free(nn);
+  for (int c = 0; c < 2; ++c) skn_pose_destroy(b[c].pose), skn_rig_destroy(b[c].rig);
+}
+
+void bench_goals(FILE *js, const double nt[3]) {
+  printf("\ngoals: 4 influences, positions + normals; joints rigid, or scaled uniformly (the inverse-transpose\n"
+         "path); x lbs t / x dqs t: the method's time over LBS's (scaled) and DQS's; medians of 9, alternating\n");
+  if (js) fprintf(js, ",\n \"goals\": [");
+  goals_100k(js);
+  goals_1m(js, nt);
+  if (js) fprintf(js, "\n ]");
+}
