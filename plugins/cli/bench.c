@@ -40,30 +40,32 @@ double bench_median(double *t, int n) {
 
 /* ---- the bandwidth probe ---- */
 
-typedef struct probe_job { float *a, *b, *c; size_t n; int triad; } probe_job;
+/* What a probe does: memcpy (2 streams), a triad a = b + 3c (3 streams),
+ * or a copy whose stores go around the caches (SSE2 streaming stores): it
+ * saves the read-for-ownership memcpy pays for each line it writes, so it
+ * is the ceiling a kernel that streams its outputs can reach (memcpy's
+ * under-reads it by a third here). */
+enum { PROBE_COPY, PROBE_TRIAD, PROBE_NT_COPY };
+
+typedef struct probe_job { float *a, *b, *c; size_t n; int kind; } probe_job;
 
 static void *probe_run(void *arg) {
   probe_job *j = arg;
-  if (j->triad)
+  if (j->kind == PROBE_TRIAD) {
     for (size_t i = 0; i < j->n; ++i) j->a[i] = j->b[i] + 3.0f * j->c[i];
-  else
+  } else if (j->kind == PROBE_NT_COPY) { /* a and b 16-byte aligned, n a multiple of 4 */
+    for (size_t i = 0; i < j->n; i += 4) _mm_stream_ps(j->a + i, _mm_loadu_ps(j->b + i));
+    _mm_sfence();
+  } else {
     memcpy(j->a, j->b, j->n * sizeof(float));
+  }
   return NULL;
 }
 
-/* A copy whose stores go around the caches (SSE2 streaming stores): it
- * saves the read-for-ownership memcpy pays for each line it writes, so it
- * is the ceiling a kernel that streams its outputs can reach (memcpy's
- * under-reads it by a third here). a and b 16-byte aligned, n a multiple of 4. */
-static void *probe_nt_run(void *arg) {
-  probe_job *j = arg;
-  for (size_t i = 0; i < j->n; i += 4) _mm_stream_ps(j->a + i, _mm_loadu_ps(j->b + i));
-  _mm_sfence();
-  return NULL;
-}
-
-/* GB/s (bytes read + written) of the streaming copy over `threads` threads. */
-static double probe_nt(float *a, float *b, size_t n, int threads) {
+/* GB/s (bytes read + written) of a probe over `threads` threads, each its
+ * share of the n floats (a multiple of 4 each). */
+#define ROW_PROBE_FLOATS ((size_t)32 << 20) /* each row's copy: 2 x 128 MiB, four times the L3 */
+static double probe(float *a, float *b, float *c, size_t n, int threads, int kind) {
   double t[5];
   for (int r = 0; r < 5; ++r) {
     pthread_t th[2];
@@ -71,32 +73,13 @@ static double probe_nt(float *a, float *b, size_t n, int threads) {
     double t0 = bench_now();
     for (int k = 0; k < threads; ++k) {
       size_t lo = n * k / threads / 4 * 4, hi = n * (k + 1) / threads / 4 * 4;
-      jobs[k] = (probe_job){a + lo, b + lo, NULL, hi - lo, 0};
-      pthread_create(&th[k], NULL, probe_nt_run, &jobs[k]);
-    }
-    for (int k = 0; k < threads; ++k) pthread_join(th[k], NULL);
-    t[r] = bench_now() - t0;
-  }
-  return 2.0 * n * sizeof(float) / bench_median(t, 5) / 1e9;
-}
-
-/* GB/s of a copy (2 streams) or triad (3 streams) over `threads` threads. */
-#define ROW_PROBE_FLOATS ((size_t)32 << 20) /* each row's copy: 2 x 128 MiB, four times the L3 */
-static double probe(float *a, float *b, float *c, size_t n, int threads, int triad) {
-  double t[5];
-  for (int r = 0; r < 5; ++r) {
-    pthread_t th[2];
-    probe_job jobs[2];
-    double t0 = bench_now();
-    for (int k = 0; k < threads; ++k) {
-      size_t lo = n * k / threads, hi = n * (k + 1) / threads;
-      jobs[k] = (probe_job){a + lo, b + lo, c + lo, hi - lo, triad};
+      jobs[k] = (probe_job){a + lo, b + lo, c ? c + lo : NULL, hi - lo, kind};
       pthread_create(&th[k], NULL, probe_run, &jobs[k]);
     }
     for (int k = 0; k < threads; ++k) pthread_join(th[k], NULL);
     t[r] = bench_now() - t0;
   }
-  return (triad ? 3.0 : 2.0) * n * sizeof(float) / bench_median(t, 5) / 1e9;
+  return (kind == PROBE_TRIAD ? 3.0 : 2.0) * n * sizeof(float) / bench_median(t, 5) / 1e9;
 }
 
 /* ---- a synthetic rig: a 64-joint chain, vertices along it ---- */
@@ -473,9 +456,9 @@ int cmd_bench(int argc, char **argv) {
   for (size_t i = 0; i < pn; ++i) a[i] = 1.0f, b[i] = 2.0f, c[i] = 3.0f;
   double bw[3][2], nt[3];
   for (int th = 1; th <= 2; ++th) {
-    bw[th][0] = probe(a, b, c, pn, th, 0);
-    bw[th][1] = probe(a, b, c, pn, th, 1);
-    nt[th] = probe_nt(a, b, pn, th);
+    bw[th][0] = probe(a, b, c, pn, th, PROBE_COPY);
+    bw[th][1] = probe(a, b, c, pn, th, PROBE_TRIAD);
+    nt[th] = probe(a, b, NULL, pn, th, PROBE_NT_COPY);
   }
   free(c); /* a and b stay for each row's own copy probe */
   printf("skn %s bench on %s, %ld cores, kernels: %s\n", skn_version_string(), cpu, sysconf(_SC_NPROCESSORS_ONLN),
@@ -525,7 +508,7 @@ int cmd_bench(int argc, char **argv) {
             double ref = bench_time_skin(&br, (skn_method)m, attrs, th, p, nn, t, reps, SKN_STORES_AUTO);
             skn_set_simd(simd);
             double fast = bench_time_skin(&br, (skn_method)m, attrs, th, p, nn, t, reps, SKN_STORES_AUTO);
-            double row_bw = probe(a, b, a, ROW_PROBE_FLOATS, th, 0); /* the same minute's ceiling */
+            double row_bw = probe(a, b, a, ROW_PROBE_FLOATS, th, PROBE_COPY); /* the same minute's ceiling */
             double bpv = bytes_per_vertex(&br, (skn_method)m, attrs), mvs = n / fast / 1e6;
             double ceiling = 100.0 * bpv * n / fast / 1e9 / row_bw;
             char infl_name[8];
