@@ -260,12 +260,10 @@ typedef struct skn_skin_job {
   int stream;                    /* streaming stores where the kernel can (skn_stores) */
   /* The rest attributes the kernels skin: vertex v's at rest_positions +
    * 3 (v - rest_first), rest_normals + 3 (...), rest_tangents + 4 (...):
-   * the rig's arrays (rest_first 0), or a span's morphed copy (morph.c,
-   * `morphed`: the compact kernels then read its normals and tangents
-   * instead of decoding their own). */
+   * the rig's arrays (rest_first 0), or, for the scalar reference, a span's
+   * morphed copy (morph.c). */
   const float *rest_positions, *rest_normals, *rest_tangents;
   uint32_t rest_first;
-  int morphed;
   /* The vectorised kernels' way instead: the rig's rest attributes, and a
    * span's summed morph offsets that they add as they load (vertex v's at
    * offsets + 3 (v - offsets_first), ..._normals + 3 (...), ..._tangents +

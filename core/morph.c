@@ -377,7 +377,6 @@ void skn__morph_run(const skn_skin_job *job, skn_kernel_fn kernel, uint32_t firs
     morphed.rest_positions = sp.positions;
     morphed.rest_normals = job->normals ? sp.normals : NULL;
     morphed.rest_tangents = job->tangents ? sp.tangents : NULL;
-    morphed.morphed = 1;
   }
   uint32_t plain = first; /* the untouched spans since the last touched one: one kernel call */
   for (uint32_t s = first, e; s < end; s = e) {

@@ -155,7 +155,7 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
                    d.positions.stride ? d.positions.stride : 3 * sizeof(float),
                    d.normals.stride ? d.normals.stride : 3 * sizeof(float),
                    d.tangents.stride ? d.tangents.stride : 4 * sizeof(float), (int)d.dqs_scale, 0,
-                   rig->positions, rig->normals, rig->tangents, 0, 0, NULL, NULL, NULL, 0, 0},
+                   rig->positions, rig->normals, rig->tangents, 0, NULL, NULL, NULL, 0, 0},
                   pick_kernel(rig, d.method),
                   d.first_vertex,
                   d.vertex_count ? d.first_vertex + d.vertex_count : rig->vertex_count, 0};

@@ -202,7 +202,7 @@ static void run_blocks(const skn_skin_job *job, uint32_t first, uint32_t end, co
     }
     v = hi;
   }
-  if (job->stream && !job->morphed && !job->offsets) _mm_sfence(); /* weakly ordered: done before the caller goes on (morph.c
+  if (job->stream && !job->offsets) _mm_sfence(); /* weakly ordered: done before the caller goes on (morph.c
                                                       fences once after all its spans) */
 }
 

@@ -35,8 +35,8 @@
  * position at positions + 3 (v - first), its normal at normals + 3
  * (v - first), its tangent at tangents + 4 (v - first). The rig's own
  * arrays (SKN_LAYOUT_FULL), or a chunk of the compact layout decoded
- * (blocks_simd.h); the rest attributes are the job's (a morphed span's
- * copy, internal.h). */
+ * (blocks_simd.h); the rest attributes are the job's, plus a morphed
+ * span's offsets where it has them (morph.c). */
 typedef struct skn_src {
   uint32_t first, k;
   const uint16_t *joints;

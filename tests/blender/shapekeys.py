@@ -23,6 +23,9 @@ import numpy
 
 numpy.bool = bool  # Debian's numpy 1.24 dropped the alias that Blender 3.4's exporter uses
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from arm_scene import evaluated, world  # noqa: E402
+
 import bmesh  # noqa: E402
 import bpy  # noqa: E402
 
@@ -87,17 +90,6 @@ def build(seed, keys):
     return body
 
 
-def blender_world(obj):
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    evaluated = obj.evaluated_get(depsgraph)
-    mesh = evaluated.to_mesh()
-    co = numpy.empty(len(mesh.vertices) * 3)
-    mesh.vertices.foreach_get("co", co)
-    evaluated.to_mesh_clear()
-    m = numpy.array(obj.matrix_world)
-    return co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
-
-
 def skn_skin(skn, path, time):
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         subprocess.run([skn, "skin", path, "--animation", "0", f"--time={time!r}", "--format", "json", "-o", out.name],
@@ -126,7 +118,7 @@ def check(skn, outdir, seed, keys):
     order = None
     for frame in FRAMES:
         scene.frame_set(frame)
-        theirs = blender_world(body)
+        theirs = world(body, evaluated(body))
         ours = skn_skin(skn, path, frame / fps)
         if order is None:  # match exported vertices to Blender's by the rest positions (skn at rest: --weights 0...)
             with tempfile.NamedTemporaryFile(suffix=".json") as out:
