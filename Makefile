@@ -187,11 +187,13 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@$(CLI) bench --full -o $(BUILD)/bench.json
 
-# Blender's Armature modifier against the add-on, same Blender run (not a test).
+# Blender's Armature modifier against the add-on's CPU and GPU modes, one Blender with a
+# window on a virtual X server (not a test).
 bench-blender: deps
 	@$(MAKE) --no-print-directory $(ADDON)
-	@BLENDER_USER_SCRIPTS=$$(mktemp -d) blender -b --factory-startup --python tests/bench/blender_bench.py \
-	  -- $(abspath $(ADDON)) 2>&1 | grep -E '^(machine|mesh|method|Linear|Preserve)'
+	@BLENDER_USER_SCRIPTS=$$(mktemp -d) xvfb-run -a -s "-screen 0 1024x768x24" blender --factory-startup \
+	  --python tests/bench/blender_bench.py -- $(abspath $(ADDON)) 2>&1 \
+	  | grep -E '^(machine|mesh|per |deformation|\(the|Linear|Preserve|warning)|Error|Traceback'
 
 # ---- tests ----
 # The header's layouts as the compiler lays them out (scripts/abi_layouts):

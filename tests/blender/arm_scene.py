@@ -4,6 +4,7 @@ space), and the scene they pose — an arm of two bones under a cylinder
 weighted along them, its forearm keyed from rest (frame 1) to a pose
 (frame 10). Imported by the scripts beside it, which put their folder on sys.path."""
 import math
+import os
 import sys
 
 import numpy
@@ -24,6 +25,9 @@ def finish(suite):
     """Prints "SUITE: N passed, N failed" and exits Blender with the verdict."""
     failed = results.count(False)
     print(f"{suite}: {len(results) - failed} passed, {failed} failed")
+    if not bpy.app.background:  # a Blender with a window would go on to its event loop
+        sys.stdout.flush()
+        os._exit(1 if failed else 0)
     sys.exit(1 if failed else 0)
 
 
@@ -75,6 +79,22 @@ def arm_rig(name, pose):
     pb.keyframe_insert("rotation_quaternion", frame=1)
     pb.rotation_quaternion = pose
     pb.keyframe_insert("rotation_quaternion", frame=10)
+    return arm
+
+
+def chain_rig(name, bones, length):
+    """An armature `name` of `bones` bones "b0", "b1", ... in a chain along +X, each `length` long."""
+    data = bpy.data.armatures.new(name)
+    arm = bpy.data.objects.new(name, data)
+    bpy.context.scene.collection.objects.link(arm)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    prev = None
+    for i in range(bones):
+        eb = data.edit_bones.new(f"b{i}")
+        eb.head, eb.tail, eb.parent = (i * length, 0, 0), ((i + 1) * length, 0, 0), prev
+        prev = eb
+    bpy.ops.object.mode_set(mode="OBJECT")
     return arm
 
 

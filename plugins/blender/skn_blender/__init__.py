@@ -1,6 +1,8 @@
 """skn for Blender: skin a mesh by its armature with libskn — Linear, Dual
 Quaternion (Blender's "Preserve Volume"), a per-vertex Blend of the two, or
-optimized Centers of Rotation — live, in the viewport.
+optimized Centers of Rotation — live, in the viewport: on the CPU into the
+mesh, or on the GPU in the viewport's vertex shader (skn's GLSL), the mesh
+left at rest and only the palette uploaded per pose.
 
 Scripting: skn_blender.skin_object(obj, method="LINEAR"|"DQS"|"BLEND"|"COR",
 depsgraph=None) returns the (n, 3) float32 world-space positions of a mesh as
@@ -9,7 +11,7 @@ its armature deforms it, equal to the Armature modifier's for LINEAR and DQS.
 bl_info = {
     "name": "skn Skinning",
     "author": "skn",
-    "version": (1, 1, 0),
+    "version": (1, 2, 0),
     "blender": (3, 4, 0),
     "location": "Properties > Mesh Data > skn Skinning",
     "description": "Linear, dual quaternion, blended and centers-of-rotation skinning with libskn",

@@ -49,6 +49,11 @@ def matrix(m):
     return numpy.array(m, dtype=numpy.float64)
 
 
+def pose_key(arm):
+    """The armature's posed bone matrices as bytes: equal keys, equal poses."""
+    return numpy.array([pb.matrix for pb in arm.pose.bones], numpy.float32).tobytes()
+
+
 def premat(obj, arm):
     """Object space -> armature space, as the modifier applies it."""
     return numpy.linalg.inv(matrix(arm.matrix_world)) @ matrix(obj.matrix_world)
@@ -77,6 +82,12 @@ def influences(obj, arm, blend_group=None):
 REST = "skn_rest"  # the point attribute a bound mesh keeps its rest coordinates in (ui.py)
 
 
+def dqs_scale(kind):
+    """The split of scale from rotation Blender's Preserve Volume makes (skn's KEEP_Y) for the
+    dual-quaternion methods; LBS ignores it."""
+    return "keep-y" if kind != "lbs" else "polar"
+
+
 def rest_coordinates(mesh):
     """The mesh's rest coordinates: its own, or those it keeps while bound (its vertices hold the
     deformed ones then)."""
@@ -86,6 +97,29 @@ def rest_coordinates(mesh):
     else:
         mesh.vertices.foreach_get("co", co)
     return co.reshape(-1, 3)
+
+
+def triangles_of(mesh):
+    """The mesh's triangulated faces (Blender's loop triangles), (t, 3) uint32 vertex indices."""
+    mesh.calc_loop_triangles()
+    tris = numpy.empty(len(mesh.loop_triangles) * 3, numpy.uint32)
+    mesh.loop_triangles.foreach_get("vertices", tris)
+    return tris.reshape(-1, 3)
+
+
+def vertex_normals(positions, triangles):
+    """Unit vertex normals of a triangle mesh: the sum of its triangles' cross products (normals
+    weighted by area, Gouraud 1971's average); a vertex of no triangle gets (0, 0, 1)."""
+    p = positions.astype(numpy.float64)
+    a, b, c = p[triangles[:, 0]], p[triangles[:, 1]], p[triangles[:, 2]]
+    face = numpy.cross(b - a, c - a)
+    n = numpy.zeros_like(p)
+    for corner in range(3):
+        numpy.add.at(n, triangles[:, corner], face)
+    length = numpy.linalg.norm(n, axis=1)
+    n[length == 0] = (0, 0, 1)
+    length[length == 0] = 1
+    return (n / length[:, None]).astype(numpy.float32)
 
 
 def is_similarity(m, tolerance=1e-6):
@@ -107,7 +141,7 @@ class Binding:
     transform. Otherwise the rig lives in armature space and `to_object`
     maps its output back."""
 
-    def __init__(self, obj, rest=None, blend_group=None, centers=False):
+    def __init__(self, obj, rest=None, blend_group=None, centers=False, normals=False):
         arm, _ = find_armature(obj)
         if arm is None:
             raise ValueError(f"{obj.name} has no armature to follow (an Armature modifier or an armature parent)")
@@ -129,32 +163,37 @@ class Binding:
         bones = list(arm.data.bones)
         index = {b.name: i for i, b in enumerate(bones)}
         parents = [index[b.parent.name] if b.parent else -1 for b in bones]
-        triangles = None
-        if centers:
-            obj.data.calc_loop_triangles()
-            triangles = numpy.empty(len(obj.data.loop_triangles) * 3, numpy.uint32)
-            obj.data.loop_triangles.foreach_get("vertices", triangles)
+        # the faces: COR's similarity weights, and the normals a viewport draw shades by
+        self.triangles = triangles_of(obj.data) if centers or normals else None
+        rest_normals = vertex_normals(positions, self.triangles) if normals else None
         self.rig = skn.Rig(parents=parents, bind_matrices=self.to_rig @ numpy.array([matrix(b.matrix_local) for b in bones]),
                            positions=positions, joints=joints, weights=weights, offsets=offsets,
-                           blend_weights=blend, triangles=triangles)
+                           blend_weights=blend, normals=rest_normals,
+                           triangles=self.triangles.ravel() if centers else None)
         self.pose = self.rig.pose()
         self.out = numpy.empty((len(self.rest), 3), numpy.float32)
 
-    def serves(self, method):
-        """Whether this binding can skin by `method` (BLEND needs a blend group, COR the centers)."""
+    def serves(self, method, normals=False):
+        """Whether this binding can skin by `method` (BLEND needs a blend group, COR the centers),
+        and shade (`normals`: bound with the rest normals)."""
         key = method_key(method)
-        return (key != "BLEND" or self.blend_group is not None) and (key != "COR" or self.centers)
+        return ((key != "BLEND" or self.blend_group is not None) and (key != "COR" or self.centers)
+                and (not normals or self.rig.has_normals))
 
-    def skin(self, arm, method):
-        """Deformed positions in the rig's space (an array this binding reuses)."""
+    def set_pose(self, arm, method):
+        """Poses the rig as `arm` stands; returns skn's name of `method` (checked against the binding)."""
         key = method_key(method)
         if key == "BLEND" and self.blend_group is None:
             raise ValueError("Blend mixes Linear and Dual Quaternion per vertex by a vertex group: pick the Blend Group")
         if key == "COR" and not self.centers:
             raise ValueError("this binding was made without the triangles Centers of Rotation needs: bind again")
         self.pose.set_model(self.to_rig @ numpy.array([matrix(pb.matrix) for pb in arm.pose.bones]))
-        kind = METHODS[key]
-        return self.rig.skin(self.pose, method=kind, out=self.out, dqs_scale="keep-y" if kind != "lbs" else "polar")
+        return METHODS[key]
+
+    def skin(self, arm, method):
+        """Deformed positions in the rig's space (an array this binding reuses)."""
+        kind = self.set_pose(arm, method)
+        return self.rig.skin(self.pose, method=kind, out=self.out, dqs_scale=dqs_scale(kind))
 
     def to_object(self, positions):
         """The rig's output in object space (the array itself where they coincide)."""

@@ -14,20 +14,33 @@ Unbind, before every save (and the deformation again after it), and when the
 add-on is disabled. Apply keeps the current shape and removes the armature's
 deformation for good, as Blender's own Apply does.
 
+Two modes. CPU (the default) writes the deformed coordinates into the mesh,
+so everything in Blender sees them. GPU (viewport) leaves the mesh at rest and
+skins in the viewport's vertex shader (viewport.py): per pose only the
+palette goes to the GPU. Blender's own draw of the object is hidden then
+(Display As: Bounds, so it can still be clicked, outlined and saved) and
+given back whenever the armature's deformation is: Unbind, saving, disabling
+the add-on, and switching to CPU. Render and Apply take the CPU path in both
+modes: while a render runs, a GPU-mode mesh holds its CPU-skinned
+coordinates and draws as itself, so the render matches the viewport.
+
 Errors reach the user in the panel and, from the operators, in Blender's
 report area; a setting changed after Bind rebuilds the binding, or is
 refused (set back) with the reason in the panel.
 """
 import bpy
+import gpu
 import numpy
 
-from . import core
+from . import core, viewport
 
 REST = core.REST
 _bindings = {}       # object name -> core.Binding (not saved: rebuilt on demand)
 _last_pose = {}      # object name -> bytes of the pose last written
 _busy = [False]      # writing the mesh triggers depsgraph updates: don't recurse
 _saving = [False]    # between save_pre and save_post the armature deforms as saved: leave it
+_rendering = [False]  # between render_init and render_complete/cancel GPU mode skins on the CPU
+_draw_handler = [None]
 
 
 def _method_changed(self, ctx):
@@ -35,6 +48,15 @@ def _method_changed(self, ctx):
     self.method_chosen = True
     if self.bound and not _busy[0]:
         rebind(obj, previous_method=self.bound_method)
+
+
+def _mode_changed(self, ctx):
+    if self.bound and not _busy[0]:
+        try:
+            apply_mode(self.id_data)
+            self.error = ""
+        except Exception as e:
+            self.error = str(e)
 
 
 def _group_changed(self, ctx):
@@ -51,6 +73,11 @@ class SknSettings(bpy.types.PropertyGroup):
                ("COR", "Centers of Rotation", "Optimized centers of rotation (Le & Hodgins 2016)")])
     blend_group: bpy.props.StringProperty(name="Blend Group", update=_group_changed,
                                           description="Vertex group: 0 Linear, 1 Dual Quaternion")
+    mode: bpy.props.EnumProperty(
+        name="Mode", default="CPU", update=_mode_changed,
+        items=[("CPU", "CPU (mesh)", "Skin into the mesh's coordinates: everything in Blender sees the deformed mesh"),
+               ("GPU", "GPU (viewport)", "Skin in the viewport's vertex shader: the mesh stays at rest and only the "
+                                         "palette is uploaded per pose; render and Apply skin on the CPU")])
     live: bpy.props.BoolProperty(name="Live", default=True, description="Follow pose edits and frame changes")
     bound: bpy.props.BoolProperty(name="Bound", default=False)
     error: bpy.props.StringProperty(name="Error", description="Why skn could not do the last thing asked")
@@ -61,6 +88,7 @@ class SknSettings(bpy.types.PropertyGroup):
     modifier_viewport: bpy.props.BoolProperty(default=True)
     modifier_render: bpy.props.BoolProperty(default=True)
     parent_deform: bpy.props.BoolProperty(default=False)  # the object's parent_type was ARMATURE
+    display_saved: bpy.props.StringProperty()  # GPU mode: the display_type it hid ("" when not hidden)
 
 
 def _mesh_co(mesh, co):
@@ -100,17 +128,60 @@ def take_over(obj):
     """A bound object whose armature deforms it again: skn's once more."""
     if deform_active(obj):
         suppress(obj)
-        refresh(obj, force=True)
+        apply_mode(obj)
 
 
 def give_back(obj):
-    """The armature's own deformation as it was before Bind."""
+    """The armature's own deformation, and the object's own draw, as they were before Bind."""
     _, mod = core.find_armature(obj)
     s = obj.skn
     if mod:
         mod.show_viewport, mod.show_render = s.modifier_viewport, s.modifier_render
     elif s.parent_deform:
         obj.parent_type = "ARMATURE"
+    show_draw(obj)
+
+
+# ---- GPU mode: Blender's own draw of the object, hidden while the shader draws it ----
+
+def gpu_drawn(obj):
+    """Whether the viewport shader draws obj now (GPU mode, and no render running)."""
+    return obj.skn.bound and obj.skn.mode == "GPU" and not _rendering[0]
+
+
+def hide_draw(obj):
+    """Blender draws only the object's bounds (still selectable, outlined when selected)."""
+    s = obj.skn
+    if not s.display_saved:
+        s.display_saved = obj.display_type
+    obj.display_type = "BOUNDS"
+
+
+def show_draw(obj):
+    s = obj.skn
+    if s.display_saved:
+        obj.display_type = s.display_saved
+        s.display_saved = ""
+
+
+def apply_mode(obj):
+    """A bound object as its mode says: GPU, the rest mesh drawn by the shader; CPU (or a
+    render running), the deformed coordinates in the mesh, drawn by Blender."""
+    if gpu_drawn(obj):
+        binding(obj)  # now, not in a draw callback: a binding for GPU mode reads the mesh's faces
+        restore(obj)
+        hide_draw(obj)
+    else:
+        show_draw(obj)
+        refresh(obj, force=True)
+    _redraw()
+
+
+def _redraw():
+    for window in getattr(bpy.context.window_manager, "windows", ()):
+        for area in window.screen.areas:
+            if area.type == "VIEW_3D":
+                area.tag_redraw()
 
 
 # ---- the binding ----
@@ -120,20 +191,21 @@ def make_binding(obj):
     if s.method == "BLEND" and not s.blend_group:
         raise ValueError("Blend mixes Linear and Dual Quaternion per vertex by a vertex group: pick the Blend Group")
     return core.Binding(obj, rest=_rest(obj), blend_group=s.blend_group if s.method == "BLEND" else None,
-                        centers=s.method == "COR")
+                        centers=s.method == "COR", normals=s.mode == "GPU")
 
 
 def binding(obj):
     """The object's binding, rebuilt from its saved rest coordinates when needed."""
     b = _bindings.get(obj.name)
-    if b is None or not b.serves(obj.skn.method):
+    if b is None or not b.serves(obj.skn.method, normals=obj.skn.mode == "GPU"):
         b = _bindings[obj.name] = make_binding(obj)
     return b
 
 
 def refresh(obj, force=False):
-    """Writes the deformed coordinates of a bound, live object (when its pose changed)."""
-    if obj is None or not obj.skn.bound or _busy[0]:
+    """Writes the deformed coordinates of a bound, live object (when its pose changed); not in
+    GPU mode, whose mesh stays at rest (the viewport's draw poses it)."""
+    if obj is None or not obj.skn.bound or _busy[0] or gpu_drawn(obj):
         return
     arm, _ = core.find_armature(obj)
     if arm is None:
@@ -157,6 +229,7 @@ def rebind(obj, previous_method=None, previous_group=None):
     try:
         _bindings[obj.name] = make_binding(obj)
         refresh(obj, force=True)
+        _redraw()
         s.bound_method, s.bound_group, s.error = s.method, s.blend_group, ""
     except Exception as e:  # keep what was bound, and say why
         if old is not None:
@@ -206,13 +279,14 @@ def bind(obj):
     _bindings[obj.name] = b
     suppress(obj)
     s.bound, s.bound_method, s.bound_group, s.error = True, s.method, s.blend_group, ""
-    refresh(obj, force=True)
+    apply_mode(obj)
 
 
 def unbind(obj, keep_shape=False):
     if not keep_shape:
         restore(obj)
         give_back(obj)
+    show_draw(obj)
     if REST in obj.data.attributes:
         obj.data.attributes.remove(obj.data.attributes[REST])
     obj.skn.bound = False
@@ -264,7 +338,11 @@ class SKN_OT_apply(bpy.types.Operator):
     def execute(self, ctx):
         obj = ctx.object
         try:
-            refresh(obj, force=True)
+            _rendering[0], was = True, _rendering[0]  # GPU mode too: the CPU's coordinates, kept
+            try:
+                refresh(obj, force=True)
+            finally:
+                _rendering[0] = was
         except Exception as e:
             self.report({"ERROR"}, f"skn: {e}")
             return {"CANCELLED"}
@@ -284,6 +362,7 @@ class SKN_PT_panel(bpy.types.Panel):
 
     def draw(self, ctx):
         s, col = ctx.object.skn, self.layout.column()
+        col.prop(s, "mode")
         col.prop(s, "method")
         if s.method == "BLEND":
             col.prop_search(s, "blend_group", ctx.object, "vertex_groups")
@@ -339,6 +418,34 @@ def after_save(*_):
 
 
 @bpy.app.handlers.persistent
+def before_render(*_):
+    """Render takes the CPU path: a GPU-mode mesh holds its skinned coordinates, drawn by Blender."""
+    _rendering[0] = True
+    _each_bound(lambda obj: apply_mode(obj) if obj.skn.mode == "GPU" else None)
+
+
+@bpy.app.handlers.persistent
+def after_render(*_):
+    _rendering[0] = False
+    _each_bound(lambda obj: apply_mode(obj) if obj.skn.mode == "GPU" else None)
+
+
+def draw_viewport():
+    """The 3D viewport's draw callback: every bound GPU-mode object, skinned by the shader."""
+    view, projection = gpu.matrix.get_model_view_matrix(), gpu.matrix.get_projection_matrix()
+    shading = getattr(bpy.context.space_data, "shading", None)
+    cull = bool(shading and shading.show_backface_culling)  # solid mode's Backface Culling, honoured
+    for obj in bound_objects():
+        if not gpu_drawn(obj) or not obj.visible_get():
+            continue
+        try:
+            viewport.draw_object(obj, binding(obj), view, projection, live=obj.skn.live, cull=cull)
+        except Exception as e:  # said once in the panel, not a traceback a redraw
+            if obj.skn.error != str(e):
+                obj.skn.error = str(e)
+
+
+@bpy.app.handlers.persistent
 def after_load(*_):
     """A file saved while bound: skn takes the deformation over again."""
     _bindings.clear()
@@ -355,7 +462,8 @@ def _after_enable():
 CLASSES = (SknSettings, SKN_OT_bind, SKN_OT_unbind, SKN_OT_apply, SKN_PT_panel)
 HANDLERS = ((bpy.app.handlers.frame_change_post, on_change), (bpy.app.handlers.depsgraph_update_post, on_change),
             (bpy.app.handlers.save_pre, before_save), (bpy.app.handlers.save_post, after_save),
-            (bpy.app.handlers.load_post, after_load))
+            (bpy.app.handlers.load_post, after_load), (bpy.app.handlers.render_init, before_render),
+            (bpy.app.handlers.render_complete, after_render), (bpy.app.handlers.render_cancel, after_render))
 
 
 def register():
@@ -364,6 +472,7 @@ def register():
     bpy.types.Object.skn = bpy.props.PointerProperty(type=SknSettings)
     for handlers, fn in HANDLERS:
         handlers.append(fn)
+    _draw_handler[0] = bpy.types.SpaceView3D.draw_handler_add(draw_viewport, (), "WINDOW", "POST_VIEW")
     # enabled in a session whose file was saved while bound: take the deformation over again, once
     # bpy.data is open (it is not while an add-on registers; the change handlers do it too)
     bpy.app.timers.register(_after_enable, first_interval=0.0)
@@ -377,6 +486,9 @@ def unregister():
     for handlers, fn in HANDLERS:
         if fn in handlers:
             handlers.remove(fn)
+    if _draw_handler[0] is not None:
+        bpy.types.SpaceView3D.draw_handler_remove(_draw_handler[0], "WINDOW")
+        _draw_handler[0] = None
     del bpy.types.Object.skn
     for c in reversed(CLASSES):
         bpy.utils.unregister_class(c)

@@ -1,0 +1,193 @@
+"""GPU (viewport) mode: the vertex shader skins, Blender's mesh never moves.
+
+At the first draw after Bind, a bound object's rest mesh and skn's per-vertex
+inputs (skn_rig_gpu_attributes: joints, weights, and Blend's b or Centers of
+Rotation's centers) go to the GPU once, as one `gpu` batch. Per pose change
+the add-on poses the rig on the CPU (a few microseconds a bone) and uploads
+only the palette (skn_pose_gpu_palette): a uniform block where it fits in the
+16 KB every OpenGL 3.3 implementation offers (GL_MAX_UNIFORM_BLOCK_SIZE's
+minimum), else a float texture. The shader is skn's GLSL (skn_glsl_source,
+the same arithmetic as the CPU kernels) under a small main, and a fragment
+stage lit like Blender's solid mode: studio lights fixed to the view over a
+grey base.
+
+Nothing here touches Blender's data: ui.py decides when an object is drawn
+this way and hides Blender's own draw of it (Display As: Bounds).
+"""
+import gpu
+import numpy
+from mathutils import Matrix
+
+from . import core, skn
+
+UNIFORM_BLOCK_BYTES = 16384  # GL_MAX_UNIFORM_BLOCK_SIZE is at least this (OpenGL 3.3, table 6.43)
+TEXTURE_WIDTH = 1024         # texels a row of a texture palette (every GL allows 1024)
+BASE_COLOR = (0.8, 0.8, 0.8, 1.0)  # Blender's default solid-mode material colour
+
+# The vertex stage after skn's functions: rest position and normal in the rig's
+# space, skinned, then to clip space and to view space for the lights.
+MAIN = """
+uniform mat4 viewport_model_view;    // rig space -> view space
+uniform mat4 viewport_projection;
+uniform mat3 viewport_normal_matrix; // the inverse transpose of model_view's 3x3
+in vec3 position;
+in vec3 normal;
+out vec3 viewport_normal;
+
+void main() {
+  vec3 p = skn_skin_position(position);
+  viewport_normal = viewport_normal_matrix * skn_skin_normal(normal);
+  gl_Position = viewport_projection * (viewport_model_view * vec4(p, 1.0));
+}
+"""
+
+# The same stage without skinning: a mesh skinned on the CPU, drawn alike (the tests' reference).
+PLAIN_MAIN = MAIN.replace("skn_skin_position(position)", "position").replace("skn_skin_normal(normal)", "normal")
+
+# Solid mode's look: a key light above left of the viewer, a fill from the right and an ambient
+# term, fixed to the view; both sides of a face lit (Blender draws them so).
+FRAGMENT = """
+uniform vec4 viewport_base_color;
+in vec3 viewport_normal;
+out vec4 viewport_color;
+
+void main() {
+  vec3 n = normalize(gl_FrontFacing ? viewport_normal : -viewport_normal);
+  float key = max(dot(n, normalize(vec3(-0.4, 0.6, 0.7))), 0.0);
+  float fill = max(dot(n, normalize(vec3(0.6, -0.2, 0.5))), 0.0);
+  viewport_color = vec4(viewport_base_color.rgb * (0.25 + 0.65 * key + 0.2 * fill), viewport_base_color.a);
+}
+"""
+
+
+def palette_kind(joints, method):
+    """"uniform-block" where the palette fits the 16 KB every GL offers, else "texture-2d"."""
+    layout = skn.gpu_layout(core.METHODS[core.method_key(method)], normals=True)
+    return "uniform-block" if joints * layout["palette_vec4s"] * 16 <= UNIFORM_BLOCK_BYTES else "texture-2d"
+
+
+def vertex_format(extra=()):
+    """position and normal (vec3), then `extra` as (name, comp_type, len, fetch_mode)."""
+    fmt = gpu.types.GPUVertFormat()
+    for name, comp, length, fetch in (("position", "F32", 3, "FLOAT"), ("normal", "F32", 3, "FLOAT")) + tuple(extra):
+        fmt.attr_add(id=name, comp_type=comp, len=length, fetch_mode=fetch)
+    return fmt
+
+
+def triangle_batch(fmt, count, arrays, triangles):
+    """A batch of `count` vertices in format `fmt`, each input filled from arrays[name], drawn as
+    the (t, 3) triangles given (the batch keeps its buffers)."""
+    vbo = gpu.types.GPUVertBuf(fmt, count)
+    for name, a in arrays.items():
+        vbo.attr_fill(name, numpy.ascontiguousarray(a))
+    elem = gpu.types.GPUIndexBuf(type="TRIS", seq=numpy.ascontiguousarray(triangles, numpy.uint32))
+    return gpu.types.GPUBatch(type="TRIS", buf=vbo, elem=elem)
+
+
+def plain_batch(positions, normals, triangles):
+    """A mesh skinned elsewhere (float32 positions and normals), for plain_shader()."""
+    return triangle_batch(vertex_format(), len(positions), {"position": positions, "normal": normals}, triangles)
+
+
+def draw_batch(shader, batch, model_view, projection, color=BASE_COLOR, cull=False):
+    """Draws `batch` lit by FRAGMENT, depth-tested, back faces culled where `cull` (the viewport's
+    Backface Culling), with the matrices given (mathutils or numpy)."""
+    model_view = Matrix(numpy.asarray(model_view, numpy.float64).tolist())
+    shader.bind()
+    shader.uniform_float("viewport_model_view", model_view)
+    shader.uniform_float("viewport_projection", Matrix(numpy.asarray(projection, numpy.float64).tolist()))
+    shader.uniform_float("viewport_normal_matrix", model_view.to_3x3().inverted_safe().transposed())
+    shader.uniform_float("viewport_base_color", color)
+    gpu.state.depth_test_set("LESS_EQUAL")
+    gpu.state.depth_mask_set(True)
+    gpu.state.face_culling_set("BACK" if cull else "NONE")
+    batch.draw(shader)
+    gpu.state.face_culling_set("NONE")
+    gpu.state.depth_test_set("NONE")
+
+
+def plain_shader():
+    return gpu.types.GPUShader(PLAIN_MAIN, FRAGMENT, name="skn_plain")
+
+
+class Drawing:
+    """One bound object drawn by `method`: its shader, its batch, and its palette on the GPU.
+    Made in a GL context (a draw callback's, or an offscreen's); freed with it by Python."""
+
+    def __init__(self, binding, method):
+        if not binding.serves(method, normals=True):
+            raise ValueError("this binding cannot be drawn on the GPU: bind again")
+        rig = binding.rig
+        self.method, self.kind = core.method_key(method), core.METHODS[core.method_key(method)]
+        self.palette = palette_kind(rig.joint_count, method)
+        text = skn.glsl_source(self.kind, dqs_scale=core.dqs_scale(self.kind), normals=True, palette=self.palette,
+                               joint_count=rig.joint_count, version_line=False)  # Blender writes #version
+        self.shader = gpu.types.GPUShader(text + MAIN, FRAGMENT, name=f"skn_{self.kind}")
+        self.batch = self._batch(binding)
+        self._ubo = self._texture = None
+        self.pose_key = None  # the bone matrices the palette on the GPU was made from
+
+    def _batch(self, binding):
+        a = binding.rig.gpu_attributes()  # the influences as the rig skins them, rest mesh included
+        inputs = [("skn_joints0", "U16", 4, "INT", "joints"),  # uvec4 in the shader
+                  ("skn_weights0", "F32", 4, "FLOAT", "weights")]
+        inputs += {"blend": [("skn_blend", "F32", 1, "FLOAT", "blend_weights")],
+                   "cor": [("skn_center", "F32", 4, "FLOAT", "centers")]}.get(self.kind, [])
+        arrays = {"position": a["positions"], "normal": a["normals"]}
+        arrays.update((name, a[key]) for name, _, _, _, key in inputs)
+        return triangle_batch(vertex_format(i[:4] for i in inputs), binding.rig.vertex_count, arrays,
+                              binding.triangles)
+
+    def upload(self, palette):
+        """The palette (joints, vec4s, 4) float32 into the uniform block or the texture."""
+        flat = numpy.ascontiguousarray(palette, numpy.float32).ravel()
+        if self.palette == "uniform-block":
+            data = gpu.types.Buffer("FLOAT", flat.size, flat)
+            if self._ubo is None:
+                self._ubo = gpu.types.GPUUniformBuf(data)
+            else:
+                self._ubo.update(data)
+            return
+        texels = flat.size // 4
+        width = min(texels, TEXTURE_WIDTH)
+        height = -(-texels // width)
+        padded = numpy.zeros(width * height * 4, numpy.float32)
+        padded[:flat.size] = flat
+        # a GPUTexture has no update in Blender 3.4: a new one a pose (a few KB)
+        self._texture = gpu.types.GPUTexture((width, height), format="RGBA32F",
+                                             data=gpu.types.Buffer("FLOAT", padded.size, padded))
+
+    def update(self, binding, arm):
+        """Poses the rig as `arm` stands and uploads the palette, where the bones moved."""
+        key = core.pose_key(arm)
+        if key == self.pose_key:
+            return
+        kind = binding.set_pose(arm, self.method)
+        self.upload(binding.pose.gpu_palette(kind, dqs_scale=core.dqs_scale(kind), normals=True))
+        self.pose_key = key
+
+    def draw(self, model_view, projection, color=BASE_COLOR, cull=False):
+        self.shader.bind()
+        if self.palette == "uniform-block":
+            self.shader.uniform_block("SknPalette", self._ubo)
+        else:
+            self.shader.uniform_sampler("skn_palette", self._texture)
+        draw_batch(self.shader, self.batch, model_view, projection, color, cull)
+
+
+def model_matrix(binding, obj, arm):
+    """The rig's space -> world (the object's own where the rig is bound in object space)."""
+    return core.matrix(obj.matrix_world if binding.object_space else arm.matrix_world)
+
+
+def draw_object(obj, binding, view, projection, color=BASE_COLOR, live=True, cull=False):
+    """Draws a bound object skinned by the GPU, as its armature stands (or, not `live`, as it stood
+    at the first draw), with the view and projection given (a viewport's, or a test's camera)."""
+    arm, _ = core.find_armature(obj)
+    drawing = getattr(binding, "drawing", None)
+    if drawing is None or drawing.method != core.method_key(obj.skn.method):
+        drawing = binding.drawing = Drawing(binding, obj.skn.method)
+    if live or drawing.pose_key is None:
+        drawing.update(binding, arm)
+    drawing.draw(numpy.asarray(view, numpy.float64) @ model_matrix(binding, obj, arm), projection, color, cull)
+    return drawing

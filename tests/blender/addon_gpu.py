@@ -1,0 +1,340 @@
+"""addon_gpu.py — the add-on's GPU (viewport) mode in a Blender with a window
+(xvfb-run, Mesa's llvmpipe): its images against the CPU path's, and its mode
+switches against the Armature modifier. Prints "blender-gpu: N passed, N failed".
+
+Images: one rig and pose drawn offscreen two ways — by GPU mode (skn's GLSL
+skinning the rest mesh, the palette uploaded) and as the mesh skinned on the
+CPU by the same binding (positions and normals from skn_skin), drawn with the
+same fragment stage — for Linear, Dual Quaternion, Blend and Centers of
+Rotation, and a 300-bone rig whose palette is a texture (it does not fit a
+16 KB uniform block). The two must agree to within MAX_LEVELS levels (of
+255) at all but MAX_PIXELS pixels; a palette with one wrong row, and
+another method's image, must not.
+
+  tests/blender/run --window addon_gpu.py -- ADDON.zip
+"""
+import math
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from arm_scene import arm_mesh, arm_rig, chain_rig, check, coords, evaluated, finish, install_addon, numpy  # noqa: E402
+
+import bpy  # noqa: E402
+import gpu  # noqa: E402
+from mathutils import Matrix, Quaternion, Vector  # noqa: E402
+
+SIZE = 200          # pixels a side
+MAX_LEVELS = 3      # of 255: the GPU's float rounding against the CPU's, in the lighting
+MAX_PIXELS = 40     # of 40,000: edge pixels whose coverage a 1e-6 difference can flip
+
+
+def camera(eye, target):
+    """View and projection matrices (numpy) looking from eye at target, 40° field of view."""
+    eye, target = Vector(eye), Vector(target)
+    rot = (eye - target).to_track_quat("Z", "Y").to_matrix().to_4x4()
+    view = (Matrix.Translation(eye) @ rot).inverted()
+    near, far, f = 0.1, 50.0, 1 / math.tan(math.radians(20))
+    proj = Matrix(((f, 0, 0, 0), (0, f, 0, 0), (0, 0, (far + near) / (near - far), 2 * far * near / (near - far)),
+                   (0, 0, -1, 0)))
+    return numpy.array(view), numpy.array(proj)
+
+
+def render(draw):
+    """draw() into an offscreen SIZE x SIZE image with depth; its pixels (SIZE, SIZE, 4) uint8."""
+    off = gpu.types.GPUOffScreen(SIZE, SIZE)
+    with off.bind():
+        fb = gpu.state.active_framebuffer_get()
+        fb.clear(color=(0.0, 0.0, 0.0, 1.0), depth=1.0)
+        draw()
+        px = numpy.array(fb.read_color(0, 0, SIZE, SIZE, 4, 0, "UBYTE").to_list(), numpy.uint8)
+    off.free()
+    return px.reshape(SIZE, SIZE, 4)
+
+
+def differ(a, b):
+    """(the largest difference in levels, pixels differing by more than MAX_LEVELS)."""
+    d = numpy.abs(a.astype(int) - b.astype(int)).max(axis=2)
+    return int(d.max()), int((d > MAX_LEVELS).sum())
+
+
+def same_image(a, b):
+    worst, count = differ(a, b)
+    return count <= MAX_PIXELS, f"max {worst} levels, {count} pixels over {MAX_LEVELS}"
+
+
+def gpu_image(ui, viewport, obj, view, proj, cull=False):
+    b = ui.binding(obj)
+    return render(lambda: viewport.draw_object(obj, b, view, proj, cull=cull)), b
+
+
+def cpu_image(ui, viewport, core, obj, view, proj, cull=False):
+    """The same binding skinned on the CPU (positions and normals), drawn by the same fragment stage."""
+    b = ui.binding(obj)
+    arm, _ = core.find_armature(obj)
+    kind = b.set_pose(arm, obj.skn.method)
+    p, n, _ = b.rig.skin(b.pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
+    shader = viewport.plain_shader()
+    batch = viewport.plain_batch(p, n, b.triangles)
+    model_view = view @ viewport.model_matrix(b, obj, arm)
+    return render(lambda: viewport.draw_batch(shader, batch, model_view, proj, cull=cull))
+
+
+def covered(img):
+    return int((img[..., :3].max(axis=2) > 0).sum())
+
+
+def images(mods):
+    """Every method's GPU image against its CPU image, the mutation, and methods told apart."""
+    ui, viewport, core = mods
+    scene = bpy.context.scene
+    obj = make_arm("Arm", blend=True)
+    view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
+    scene.frame_set(10)
+    bpy.context.view_layer.objects.active = obj
+    obj.skn.mode = "GPU"
+    obj.skn.blend_group = "blend"
+    seen = {}
+    for method in ("LINEAR", "DQS", "BLEND", "COR"):
+        obj.skn.method = method
+        if not obj.skn.bound:
+            check("GPU mode: Bind", bpy.ops.skn.bind() == {"FINISHED"} and obj.skn.bound, obj.skn.error)
+        got, b = gpu_image(ui, viewport, obj, view, proj)
+        want = cpu_image(ui, viewport, core, obj, view, proj)
+        ok, detail = same_image(got, want)
+        check(f"{method}: the GPU image is the CPU-skinned mesh's", ok and covered(want) > 3000,
+              f"{detail}; {covered(want)} pixels covered; palette in a {b.drawing.palette}")
+        seen[method] = want
+        if method == "LINEAR":  # the viewport's Backface Culling: looking into the open shoulder end,
+            end = camera((-2.0, -0.6, 0.5), (0.5, 0.0, 0.0))  # the inside goes, both ways alike
+            culled, _ = gpu_image(ui, viewport, obj, *end, cull=True)
+            ok, detail = same_image(culled, cpu_image(ui, viewport, core, obj, *end, cull=True))
+            inside = differ(culled, gpu_image(ui, viewport, obj, *end)[0])[1]
+            check("LINEAR, back faces culled: the GPU image is the CPU-skinned mesh's", ok and inside > 200,
+                  f"{detail}; culling changed {inside} pixels")
+        real_upload = b.drawing.upload
+
+        def wrong_row(palette, real=real_upload):  # joint 1's first row from joint 0's
+            palette = palette.copy()
+            palette[1, 0] = palette[0, 0]
+            real(palette)
+
+        b.drawing.upload, b.drawing.pose_key = wrong_row, None
+        bad, _ = gpu_image(ui, viewport, obj, view, proj)
+        del b.drawing.upload
+        b.drawing.pose_key = None
+        ok, detail = same_image(bad, want)
+        check(f"{method}: a palette with one wrong row fails the comparison", not ok, detail)
+    for a, b in (("LINEAR", "DQS"), ("DQS", "COR"), ("LINEAR", "BLEND")):
+        ok, detail = same_image(seen[a], seen[b])
+        check(f"{a} and {b} images are told apart", not ok, detail)
+    bpy.ops.skn.unbind()
+    scene.frame_set(1)
+    bpy.data.objects.remove(obj)
+
+
+def big_rig(mods):
+    """300 bones: LBS's palette (300 x 6 vec4, 28.8 KB) goes in a texture."""
+    ui, viewport, core = mods
+    bones = 300
+    arm = chain_rig("LongRig", bones, 0.01)
+    for i, pb in enumerate(arm.pose.bones):  # a coil: every bone turned a little about two axes
+        pb.rotation_mode = "QUATERNION"
+        pb.rotation_quaternion = Quaternion((0, 0, 1), 0.02) @ Quaternion((1, 0, 0), 0.01 * math.sin(i / 7))
+    obj = arm_mesh("Long", arm, 301, 12, groups=("b0", "b1"))
+    for g in list(obj.vertex_groups):
+        obj.vertex_groups.remove(g)
+    groups = [obj.vertex_groups.new(name=f"b{i}") for i in range(bones)]
+    for v in obj.data.vertices:  # x runs 0..2 over the mesh, 0..3 over the bones: stretch it
+        v.co.x *= 1.5
+        t = min(bones - 1.001, max(0.0, v.co.x * 100 - 0.5))
+        i, s = int(t), t - int(t)
+        groups[i].add([v.index], 1 - s, "REPLACE")
+        groups[min(i + 1, bones - 1)].add([v.index], s, "REPLACE")
+    bpy.context.view_layer.update()
+    bpy.context.view_layer.objects.active = obj
+    obj.skn.mode, obj.skn.method = "GPU", "LINEAR"
+    check("300 bones: Bind", bpy.ops.skn.bind() == {"FINISHED"}, obj.skn.error)
+    view, proj = camera((0.8, -1.0, 4.5), (0.8, 0.9, 0.0))
+    got, b = gpu_image(ui, viewport, obj, view, proj)
+    want = cpu_image(ui, viewport, core, obj, view, proj)
+    ok, detail = same_image(got, want)
+    check("300 bones: the palette is a texture", b.drawing.palette == "texture-2d", b.drawing.palette)
+    check("300 bones: the GPU image is the CPU-skinned mesh's", ok and covered(want) > 3000,
+          f"{detail}; {covered(want)} pixels covered")
+    b.drawing.upload, b.drawing.pose_key = (lambda p, real=b.drawing.upload: real(p * 1.01)), None
+    bad, _ = gpu_image(ui, viewport, obj, view, proj)
+    check("300 bones: a palette 1% off fails the comparison", not same_image(bad, want)[0], same_image(bad, want)[1])
+    bpy.ops.skn.unbind()
+    bpy.data.objects.remove(obj)
+    bpy.data.objects.remove(arm)
+
+
+def make_arm(name, blend=False):
+    arm = arm_rig(name, Quaternion((0, 0, 1), math.radians(60)) @ Quaternion((0, 1, 0), math.radians(150)))
+    obj = arm_mesh(name, arm, 25, 16)
+    if blend:  # Blend's vertex group: Linear at the shoulder, Dual Quaternion at the hand
+        g = obj.vertex_groups.new(name="blend")
+        for v in obj.data.vertices:
+            g.add([v.index], v.co.x / 2, "REPLACE")
+    return obj
+
+
+def modifier_positions(obj, frame):
+    """The Armature modifier's deformation at `frame` (Preserve Volume as set), object space."""
+    bpy.context.scene.frame_set(frame)
+    return evaluated(obj)
+
+
+def redraw():
+    """A real redraw of the window: the viewport's draw callback runs."""
+    win = bpy.context.window_manager.windows[0]
+    with bpy.context.temp_override(window=win, screen=win.screen):
+        bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)
+
+
+def switches(mods):
+    """CPU -> GPU -> CPU, Unbind, Apply, save and reopen without the add-on, disable: the rest
+    mesh, the modifier and the object's display as they were."""
+    ui, viewport, core = mods
+    scene = bpy.context.scene
+    obj = make_arm("Switch")
+    mod = obj.modifiers["Armature"]
+    rest = coords(obj).copy()
+    want = modifier_positions(obj, 10)
+    scene.frame_set(1)
+    bpy.context.view_layer.objects.active = obj
+    obj.skn.mode, obj.skn.method = "CPU", "LINEAR"
+    bpy.ops.skn.bind()
+    scene.frame_set(10)
+    check("CPU mode: the mesh is the modifier's", numpy.abs(coords(obj) - want).max() < 1e-5)
+    obj.skn.mode = "GPU"
+    check("CPU -> GPU: the mesh is back at rest, exactly", numpy.array_equal(coords(obj), rest))
+    check("GPU mode: Blender draws the bounds, the modifier stays off",
+          obj.display_type == "BOUNDS" and not mod.show_viewport and not mod.show_render)
+    scene.frame_set(5)
+    scene.frame_set(10)
+    check("GPU mode: frame changes leave the mesh at rest", numpy.array_equal(coords(obj), rest))
+    redraw()
+    b = ui._bindings.get(obj.name)
+    drawn = b is not None and getattr(b, "drawing", None) is not None and b.drawing.pose_key is not None
+    check("GPU mode: the viewport's draw callback draws it", drawn and not obj.skn.error, obj.skn.error)
+    obj.skn.mode = "CPU"
+    check("GPU -> CPU: the mesh is the modifier's again", numpy.abs(coords(obj) - want).max() < 1e-5)
+    check("GPU -> CPU: Blender draws the object itself again", obj.display_type == "TEXTURED")
+    obj.skn.mode = "GPU"
+    bpy.ops.skn.unbind()
+    check("Unbind in GPU mode: rest mesh exact, modifier and display given back",
+          numpy.array_equal(coords(obj), rest) and mod.show_viewport and mod.show_render
+          and obj.display_type == "TEXTURED")
+    check("Unbind in GPU mode: the modifier deforms as before", numpy.abs(evaluated(obj) - want).max() < 1e-6)
+
+    # Apply in GPU mode keeps the CPU's deformation
+    obj.display_type = "SOLID"  # not the default: what is given back is what was there
+    bpy.ops.skn.bind()
+    bpy.ops.skn.apply()
+    check("Apply in GPU mode: the mesh is the modifier's deformation",
+          numpy.abs(coords(obj) - want).max() < 1e-5 and "Armature" not in obj.modifiers)
+    check("Apply in GPU mode: the display is given back", obj.display_type == "SOLID")
+    bpy.data.objects.remove(obj)
+
+    # render: the CPU path, matching the modifier's own render
+    obj = make_arm("Render")
+    bpy.context.view_layer.objects.active = obj
+    want = modifier_positions(obj, 10)
+    base = workbench_render(obj)
+    obj.skn.mode = "GPU"
+    bpy.ops.skn.bind()
+    seen = []
+    probe = lambda *_: seen.append(coords(obj).copy())  # noqa: E731
+    bpy.app.handlers.render_pre.append(probe)
+    img = workbench_render(obj)
+    bpy.app.handlers.render_pre.remove(probe)
+    check("render in GPU mode: the mesh holds the CPU's deformation while it renders",
+          seen and numpy.abs(seen[0] - want).max() < 1e-5)
+    check("render in GPU mode: after it, the mesh is at rest and drawn by the shader again",
+          numpy.array_equal(coords(obj), rest_of(obj)) and obj.display_type == "BOUNDS")
+    diff = float(numpy.abs(img - base).max())
+    pixels = img.reshape(-1, 4)
+    shown = int((numpy.abs(pixels - pixels[0]).max(axis=1) > 0.05).sum())
+    check("render in GPU mode: the image is the Armature modifier's render", diff < 2 / 255 and shown > 300,
+          f"max {diff:.4f}, {shown} of {len(pixels)} pixels show the arm")
+
+    # save in GPU mode, open without the add-on
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "gpu.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        check("after saving: still in GPU mode", obj.display_type == "BOUNDS" and not obj.modifiers[0].show_viewport)
+        bpy.ops.preferences.addon_disable(module="skn_blender")
+        bpy.ops.wm.open_mainfile(filepath=path)
+        obj = bpy.data.objects["Render"]
+        m = obj.modifiers["Armature"]
+        check("reopened without the add-on: rest mesh, modifier on, display as it was",
+              numpy.array_equal(coords(obj), rest_of_saved(obj)) and m.show_viewport and m.show_render
+              and obj.display_type == "TEXTURED")
+        check("reopened without the add-on: the modifier deforms as Blender does",
+              numpy.abs(modifier_positions(obj, 10) - want).max() < 1e-6)
+        bpy.ops.preferences.addon_enable(module="skn_blender")
+        bpy.context.scene.frame_set(10)  # the first change after enabling (in the UI, a timer does it at once)
+        check("add-on enabled again: GPU mode takes over", obj.display_type == "BOUNDS" and not m.show_viewport,
+              f"display {obj.display_type}")
+        bpy.ops.preferences.addon_disable(module="skn_blender")
+        check("add-on disabled in GPU mode: rest mesh, modifier and display given back",
+              "skn_rest" not in obj.data.attributes and m.show_viewport and obj.display_type == "TEXTURED"
+              and numpy.abs(modifier_positions(obj, 10) - want).max() < 1e-6)
+
+
+def rest_of(obj):
+    co = numpy.empty(len(obj.data.vertices) * 3, numpy.float32)
+    obj.data.attributes["skn_rest"].data.foreach_get("vector", co)
+    return co.reshape(-1, 3)
+
+
+def rest_of_saved(obj):
+    return rest_of(obj) if "skn_rest" in obj.data.attributes else coords(obj)
+
+
+def workbench_render(obj):
+    """The scene rendered by Workbench (64 x 64) through a camera on the arm: pixels, float."""
+    scene = bpy.context.scene
+    if scene.camera is None or scene.camera.name != "SknCam":
+        cam = bpy.data.objects.new("SknCam", bpy.data.cameras.new("SknCam"))
+        scene.collection.objects.link(cam)
+        cam.location = (1.0, -4.0, 1.5)
+        cam.rotation_euler = (math.radians(72), 0, 0)
+        scene.camera = cam
+    scene.render.engine = "BLENDER_WORKBENCH"
+    scene.render.resolution_x = scene.render.resolution_y = 64
+    scene.render.resolution_percentage = 100
+    scene.frame_set(10)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "r.png")
+        scene.render.filepath = path
+        bpy.ops.render.render(write_still=True)
+        img = bpy.data.images.load(path)
+        px = numpy.array(img.pixels[:], numpy.float32)
+        bpy.data.images.remove(img)
+    return px
+
+
+def main():
+    install_addon()
+    from skn_blender import core, ui, viewport
+    mods = (ui, viewport, core)
+    check("a GL context: Mesa's llvmpipe", "llvmpipe" in gpu.platform.renderer_get(), gpu.platform.renderer_get())
+    images(mods)
+    big_rig(mods)
+    switches(mods)
+    finish("blender-gpu")
+
+
+try:
+    main()
+except SystemExit:
+    raise
+except BaseException:
+    import traceback
+    traceback.print_exc()
+    check("the script ran to its end", False)
+    finish("blender-gpu")
