@@ -202,15 +202,15 @@ def binding(obj):
     return b
 
 
-def refresh(obj, force=False):
+def refresh(obj, force=False, cpu=False):
     """Writes the deformed coordinates of a bound, live object (when its pose changed); not in
-    GPU mode, whose mesh stays at rest (the viewport's draw poses it)."""
-    if obj is None or not obj.skn.bound or _busy[0] or gpu_drawn(obj):
+    GPU mode, whose mesh stays at rest (the viewport's draw poses it), unless `cpu` (Apply)."""
+    if obj is None or not obj.skn.bound or _busy[0] or (gpu_drawn(obj) and not cpu):
         return
     arm, _ = core.find_armature(obj)
     if arm is None:
         return
-    key = numpy.array([pb.matrix for pb in arm.pose.bones]).tobytes() + obj.skn.method.encode()
+    key = core.pose_key(arm) + obj.skn.method.encode()
     if not force and _last_pose.get(obj.name) == key:
         return
     _busy[0] = True
@@ -338,11 +338,7 @@ class SKN_OT_apply(bpy.types.Operator):
     def execute(self, ctx):
         obj = ctx.object
         try:
-            _rendering[0], was = True, _rendering[0]  # GPU mode too: the CPU's coordinates, kept
-            try:
-                refresh(obj, force=True)
-            finally:
-                _rendering[0] = was
+            refresh(obj, force=True, cpu=True)  # GPU mode too: the CPU's coordinates, kept
         except Exception as e:
             self.report({"ERROR"}, f"skn: {e}")
             return {"CANCELLED"}
