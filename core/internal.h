@@ -162,16 +162,24 @@ typedef struct skn_morph {
  * the dual part), the bind-space scale/shear S_i as four padded columns
  * (element (r, c) at SKN_DQ_S + 4c + r, the columns' fourth elements
  * 0 0 0 1), 1.0f at SKN_DQ_SCALED where S_i != I (M_i's 3x3 is not a
- * rotation within 1e-4), and zeros. */
+ * rotation within 1e-4), zeros, and at SKN_DQ_UNIFORM, where the pose is
+ * scaled and every S_i is a uniform scale s_i about the bind origin
+ * (dq_uniform), S_i's translation (1 - s_i) c_i and s_i: what the kernels
+ * blend in that case instead of S_i's 3x4 (dqs_simd.h). */
 #define SKN_DQ_REAL 0
 #define SKN_DQ_DUAL 4
 #define SKN_DQ_S 8
 #define SKN_DQ_SCALED 24
+#define SKN_DQ_UNIFORM 28
 #define SKN_DQ_ENTRY(pose, split, j) ((pose)->dq_palette[split] + (size_t)(j) * SKN_PALETTE_FLOATS)
 /* palette.c: the identity's entry — every entry's at pose_create, and the
  * part past the dual quaternion of every rigid joint's. */
 extern const float skn__dq_identity[SKN_PALETTE_FLOATS];
 #define SKN_ROTATION_TOLERANCE 4e-6f
+/* How far (relative to s) S_i's 3x3 may be from s I for DQS's kernels to
+ * blend s_i alone: float rounding of a uniformly scaled pose's M_i, not a
+ * modelling choice (the scalar reference blends S_i whole). */
+#define SKN_UNIFORM_TOLERANCE 1e-6
 #define SKN_POSE_M(pose, j, r, c) ((pose)->lbs_palette[(size_t)(j) * SKN_PALETTE_FLOATS + (c) * 4 + (r)])
 /* Element (r, c) of joint j's W_i^A. */
 #define SKN_POSE_WORLD(pose, j, r, c) \
@@ -207,6 +215,8 @@ struct skn_pose {
   uint32_t dq_scaled[2];         /* 1 where some joint has S_i != I under that split (and only
                                   * then does an entry's S_i or SKN_DQ_SCALED differ from the
                                   * identity's: forms_simd.h leaves them where it is 0) */
+  uint32_t dq_uniform[2];        /* 1 where dq_scaled and every S_i is s_i I to SKN_UNIFORM_TOLERANCE
+                                  * (SKN_DQ_UNIFORM written for every entry, the virtual joint's too) */
   uint32_t lbs_rigid;            /* 1 where every joint's N_i is its M_i's 3x3: then the palette's N
                                   * entries are not written (SKN_POSE_N reads M's) */
   /* The rotation forms (xforms, dq_palette) are derived on the first call

@@ -12,6 +12,8 @@
 #include "math/mat3.h"
 #include "math/mat4.h"
 
+#include <math.h>
+
 /* The rotation of a frame under each skn_dqs_scale split; identity where
  * the frame is degenerate (a joint scaled to zero has no rotation). */
 static void split_rotation(double r[9], const double a[9], int split) {
@@ -178,6 +180,35 @@ void skn__quat_forms(skn_pose *pose) {
   for (uint32_t j = 0; j < pose->rig->joint_count; ++j) skn__quat_form(pose, j);
 }
 
+/* Whether every S_i under `split` is a uniform scale s_i I to
+ * SKN_UNIFORM_TOLERANCE (relative, s_i the mean of the diagonal), as a
+ * pose of uniformly scaled joints gives up to float rounding; if so, each
+ * entry's S_i is made exactly [s_i I | its translation] — the rounding
+ * dropped, as a joint rotation to 1e-4 gets S_i = I — and its
+ * SKN_DQ_UNIFORM record written: S_i = [s_i I | (1 - s_i) c_i] then blends
+ * as sum w_i s_i and sum w_i (1 - s_i) c_i, four floats where S_i's 3x4 is
+ * twelve (dqs_simd.h). Every reader of the entry (the scalar reference, the
+ * GPU palette) sees the same S_i. */
+static uint32_t dq_uniform(skn_pose *pose, int split) {
+  for (uint32_t j = 0; j <= pose->rig->joint_count; ++j) {
+    const float *e = SKN_DQ_ENTRY(pose, split, j);
+    double s = ((double)e[SKN_DQ_S] + e[SKN_DQ_S + 5] + e[SKN_DQ_S + 10]) / 3;
+    if (!(s > 0.0)) return 0;
+    for (int c = 0; c < 3; ++c)
+      for (int r = 0; r < 3; ++r)
+        if (!(fabs(e[SKN_DQ_S + 4 * c + r] - (r == c ? s : 0.0)) <= SKN_UNIFORM_TOLERANCE * s)) return 0;
+  }
+  for (uint32_t j = 0; j <= pose->rig->joint_count; ++j) {
+    float *e = SKN_DQ_ENTRY(pose, split, j);
+    float s = (float)(((double)e[SKN_DQ_S] + e[SKN_DQ_S + 5] + e[SKN_DQ_S + 10]) / 3);
+    for (int c = 0; c < 3; ++c)
+      for (int r = 0; r < 3; ++r) e[SKN_DQ_S + 4 * c + r] = r == c ? s : 0.0f;
+    for (int r = 0; r < 3; ++r) e[SKN_DQ_UNIFORM + r] = e[SKN_DQ_S + 12 + r];
+    e[SKN_DQ_UNIFORM + 3] = s;
+  }
+  return 1;
+}
+
 void skn__pose_derive(const skn_pose *cpose, int forms) {
   skn_pose *pose = (skn_pose *)cpose; /* a cache: the pose's meaning does not change */
   if ((__atomic_load_n(&pose->derived, __ATOMIC_ACQUIRE) & forms) == forms) return;
@@ -194,6 +225,7 @@ void skn__pose_derive(const skn_pose *cpose, int forms) {
       int s_identity = !pose->dq_scaled[split]; /* the entries' S_i are I's (internal.h) */
       pose->dq_scaled[split] = 0;
       skn__kernels()->dq_forms(pose, split, s_identity);
+      pose->dq_uniform[split] = pose->dq_scaled[split] && dq_uniform(pose, split);
     }
     __atomic_store_n(&pose->derived, pose->derived | want, __ATOMIC_RELEASE);
   }

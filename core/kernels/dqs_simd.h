@@ -139,12 +139,33 @@ SKN_INLINE lanes slot_weights(const float *W, const int k, const int i) {
   return lanes_load(f);
 }
 
+/* scaled: how a kernel applies S (a constant in each specialisation):
+ * not at all (every joint rigid), as the blended 3x4 (sr's rows), or, every
+ * S_i uniform, as sigma v + tau with sigma = sr[3], tau = sr[0..2]. */
+enum { SCALED_GENERAL = 1, SCALED_UNIFORM = 2 };
+
+SKN_INLINE lanes3 l3_flip_where_negative(lanes3 v, lanes s) {
+  return (lanes3){lanes_flip_where_negative(v.x, s), lanes_flip_where_negative(v.y, s),
+                  lanes_flip_where_negative(v.z, s)};
+}
+
+/* S applied to a position (affine: with S's translation) or to a direction. */
+SKN_INLINE lanes3 scale_apply(const lanes sr[16], lanes3 v, const int scaled, const int affine) {
+  if (scaled == SCALED_UNIFORM)
+    return affine ? (lanes3){lanes_fma(sr[3], v.x, sr[0]), lanes_fma(sr[3], v.y, sr[1]), lanes_fma(sr[3], v.z, sr[2])}
+                  : (lanes3){sr[3] * v.x, sr[3] * v.y, sr[3] * v.z};
+  return scaled ? rows_apply3(sr, v, affine) : v;
+}
+
 /* The group's dual quaternions blended in lanes (rows 0..7 of qr) with
  * Blender's antipodality rule: a quaternion whose real part points away
  * from the running sum, ((a0 q0 + a1 q1) + a2 q2) + a3 q3 < 0, is added
  * negated (Kavan et al. 2008, sec. 4; as dqs.c); the first, with nothing
  * summed before it, as it is. Where scaled, the S_i blend divided by
- * sum w_i (rows of sr), per vertex; sum w_i per lane in wsum.
+ * sum w_i (rows of sr), per vertex; where every S_i is uniform, rows 0..3
+ * of sr are sum w_i (1 - s_i) c_i and sum w_i s_i, divided the same way,
+ * blended in lanes a slot at a time like the dual quaternions; sum w_i per
+ * lane in wsum.
  * rotation_only: the dual parts are left zero and not read (COR). */
 SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const float *W, const int k,
                                const int scaled, const int rotation_only, lanes qr[8], lanes sr[16],
@@ -154,9 +175,15 @@ SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const
   lanes ws = lanes_splat(0.0f), wr[8];
   SKN_UNROLL for (int c = 0; c < 8; ++c) qr[c] = ws;
   if (SKN_WEIGHT_ROWS(k)) group_weight_rows(W, k, wr);
+  if (scaled == SCALED_UNIFORM) SKN_UNROLL for (int c = 0; c < 4; ++c) sr[c] = lanes_splat(0.0f);
   _Pragma("GCC unroll 8") for (int i = 0; i < k; ++i) {
     lanes q[8], w = SKN_WEIGHT_ROWS(k) ? wr[i] : slot_weights(W, k, i);
     ws += w;
+    if (scaled == SCALED_UNIFORM) { /* (1 - s_i) c_i and s_i, weighted as given (no antipodality) */
+      lanes u[4];
+      slot_rows4(pal + SKN_DQ_UNIFORM, J, k, i, u);
+      SKN_UNROLL for (int c = 0; c < 4; ++c) sr[c] = lanes_fma(w, u[c], sr[c]);
+    }
     if (rotation_only) slot_rows4(pal, J, k, i, q);
     else slot_rows8(pal, J, k, i, q);
     if (i == 0) { /* the sum is zero: no sign to test, nothing to add to */
@@ -172,7 +199,10 @@ SKN_INLINE void group_dq_blend(const skn_skin_job *job, const uint16_t *J, const
     SKN_UNROLL for (int c = 0; c < parts; ++c) qr[c] = qr[c] + w * q[c];
   }
   *wsum = ws;
-  if (scaled) {
+  if (scaled == SCALED_UNIFORM) {
+    lanes inv = 1.0f / ws;
+    SKN_UNROLL for (int c = 0; c < 4; ++c) sr[c] *= inv;
+  } else if (scaled) {
     mat sm[SKN_L];
     SKN_UNROLL for (uint32_t l = 0; l < SKN_L; ++l) {
       sm[l] = mat_zero();
@@ -190,15 +220,19 @@ SKN_INLINE void group_rotate_attributes(const skn_src *src, uint32_t v, const ui
                                         const int tangents, group_out *o) {
   if (normals) {
     lanes3 y = group_load_normals(src, v, n);
-    if (scaled) y = rows_normal_apply(sr, y);
+    if (scaled == SCALED_UNIFORM) y = l3_flip_where_negative(y, sr[3]); /* (sigma I)^-T n0: n0 / sigma */
+    else if (scaled) y = rows_normal_apply(sr, y);
     o->n = l3_unit(rigid_rotate(r, y));
   }
   if (tangents) {
     lanes w;
     lanes3 y = group_load_tangents(src, v, n, &w);
-    if (scaled) y = rows_apply3(sr, y, 0);
+    if (scaled == SCALED_UNIFORM) y = l3_flip_where_negative(y, sr[3]); /* sigma t0, det sigma^3 */
+    else if (scaled) y = rows_apply3(sr, y, 0);
     o->t = l3_unit(rigid_rotate(r, y));
-    o->tw = scaled ? lanes_flip_where_negative(w, rows_det3(sr)) : w;
+    o->tw = scaled == SCALED_UNIFORM ? lanes_flip_where_negative(w, sr[3])
+            : scaled                 ? lanes_flip_where_negative(w, rows_det3(sr))
+                                     : w;
   }
 }
 
@@ -266,7 +300,7 @@ SKN_INLINE void dqs_finish(const skn_skin_job *job, const skn_src *src, uint32_t
   (void)job;
   rigid_lanes r = rigid_of_rows(b->qr);
   lanes3 x = group_load_positions(src, v, n);
-  if (scaled) x = rows_apply3(b->sr, x, 1);
+  x = scale_apply(b->sr, x, scaled, 1);
   lanes3 p = rigid_rotate(&r, x);
   o->p = (lanes3){p.x + r.t.x, p.y + r.t.y, p.z + r.t.z};
   group_rotate_attributes(src, v, n, &r, b->sr, scaled, normals, tangents, o);
@@ -285,7 +319,7 @@ SKN_INLINE void cor_finish(const skn_skin_job *job, const skn_src *src, uint32_t
   rigid_lanes r = rigid_of_rows(b->qr);
   lanes3 p0 = group_load_positions(src, v, n), c = group_load3(job->rig->centers, v, n);
   lanes3 d = {p0.x - c.x, p0.y - c.y, p0.z - c.z};
-  if (scaled) d = rows_apply3(b->sr, d, 0);
+  d = scale_apply(b->sr, d, scaled, 0);
   lanes3 x = rigid_rotate(&r, d), a = rows_apply3(mr, c, 1);
   lanes inv = 1.0f / b->wsum;
   o->p = (lanes3){x.x + a.x * inv, x.y + a.y * inv, x.z + a.z * inv};
@@ -392,24 +426,28 @@ SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_src *src, uint3
   }
 #define SKN_DQ_RUNS_S(KIND, K, S) \
   SKN_DQ_RUN(KIND, K, 0, 0, S) SKN_DQ_RUN(KIND, K, 1, 0, S) SKN_DQ_RUN(KIND, K, 0, 1, S) SKN_DQ_RUN(KIND, K, 1, 1, S)
-#define SKN_DQ_RUNS(K, KIND) SKN_DQ_RUNS_S(KIND, K, 0) SKN_DQ_RUNS_S(KIND, K, 1)
+#define SKN_DQ_RUNS(K, KIND) SKN_DQ_RUNS_S(KIND, K, 0) SKN_DQ_RUNS_S(KIND, K, 1) SKN_DQ_RUNS_S(KIND, K, 2)
 #define SKN_DQ_RUNS_BY_M(K, KIND) SKN_DQ_RUNS(K, KIND) SKN_DQ_RUN(KIND, K, 2, 0, 0) SKN_DQ_RUN(KIND, K, 2, 1, 0)
 SKN_WIDTHS(SKN_DQ_RUNS, KIND_DQS)
 SKN_WIDTHS(SKN_DQ_RUNS_BY_M, KIND_BLEND)
 SKN_WIDTHS(SKN_DQ_RUNS_BY_M, KIND_COR)
 
 #define SKN_DQ_CELL(KIND, K, S) KIND##_##K##00##S, KIND##_##K##10##S, KIND##_##K##01##S, KIND##_##K##11##S
-#define SKN_DQ_ROW(K, KIND) {{SKN_DQ_CELL(KIND, K, 0)}, {SKN_DQ_CELL(KIND, K, 1)}},
+#define SKN_DQ_ROW(K, KIND) {{SKN_DQ_CELL(KIND, K, 0)}, {SKN_DQ_CELL(KIND, K, 1)}, {SKN_DQ_CELL(KIND, K, 2)}},
 #define SKN_DQ_ROW_BY_M(K, KIND)                                              \
   {{SKN_DQ_CELL(KIND, K, 0), KIND##_##K##200, KIND##_##K##210},              \
-   {SKN_DQ_CELL(KIND, K, 1), KIND##_##K##101, KIND##_##K##111}},
-static const block_fn dqs_runs[][2][4] = {SKN_WIDTHS(SKN_DQ_ROW, KIND_DQS)};
-static const block_fn blend_runs[][2][6] = {SKN_WIDTHS(SKN_DQ_ROW_BY_M, KIND_BLEND)};
-static const block_fn cor_runs[][2][6] = {SKN_WIDTHS(SKN_DQ_ROW_BY_M, KIND_COR)};
+   {SKN_DQ_CELL(KIND, K, 1), KIND##_##K##101, KIND##_##K##111},              \
+   {SKN_DQ_CELL(KIND, K, 2), KIND##_##K##102, KIND##_##K##112}},
+static const block_fn dqs_runs[][3][4] = {SKN_WIDTHS(SKN_DQ_ROW, KIND_DQS)};
+static const block_fn blend_runs[][3][6] = {SKN_WIDTHS(SKN_DQ_ROW_BY_M, KIND_BLEND)};
+static const block_fn cor_runs[][3][6] = {SKN_WIDTHS(SKN_DQ_ROW_BY_M, KIND_COR)};
 
+/* The S column: 0 rigid, 1 S_i blended whole, 2 every S_i uniform. */
+#define SKN_DQ_SCALE_COLUMN(pose, split) \
+  ((pose)->dq_uniform[split] ? SCALED_UNIFORM : (pose)->dq_scaled[split] ? SCALED_GENERAL : 0)
 #define SKN_DQ_KERNEL(NAME, RUNS, column_of)                                                  \
   void NAME(const skn_skin_job *job, uint32_t first, uint32_t end) {                          \
-    const int scaled = job->pose->dq_scaled[job->split] != 0, column = column_of(job);        \
+    const int scaled = SKN_DQ_SCALE_COLUMN(job->pose, job->split), column = column_of(job);   \
     block_fn fns[sizeof RUNS / sizeof RUNS[0]];                                               \
     for (size_t r = 0; r < sizeof fns / sizeof fns[0]; ++r) fns[r] = RUNS[r][scaled][column]; \
     run_blocks(job, first, end, fns);                                                         \

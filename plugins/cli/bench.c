@@ -434,15 +434,51 @@ void bench_machine(char *cpu, size_t n) {
   if (f) fclose(f);
 }
 
+/* `skn bench --calls C WHAT[,WHAT...]`: C calls of each, nothing else timed
+ * or probed, for a profiler (callgrind's instructions a vertex:
+ * scripts/instructions_per_vertex). WHAT is METHOD-rigid or METHOD-scaled
+ * (the goals' 100,000 vertices, 4 influences, positions + normals, one
+ * thread) or "yard" (the yardstick on the same rig); after one warm call. */
+static int bench_calls(int calls, const char *list) {
+  bench_rig b;
+  float *p = alloc_out(100000 * 12), *n = alloc_out(100000 * 12);
+  if (!p || !n || !bench_make_rig(&b, 100000, 4, SKN_LAYOUT_FULL)) return fail_input("bench rig");
+  char what[256];
+  snprintf(what, sizeof what, "%s", list);
+  for (char *w = strtok(what, ","); w; w = strtok(NULL, ",")) {
+    if (!strcmp(w, "yard")) {
+      bench_yardstick *y = bench_yardstick_new(&b);
+      if (!y) return fail_input("yard: built without ../shared/bench");
+      bench_yardstick_time(y, 1, 1, calls);
+      bench_yardstick_free(y);
+      continue;
+    }
+    const char *pose = strrchr(w, '-');
+    size_t len = pose ? (size_t)(pose - w) : 0;
+    int m = 0, scaled = pose && !strcmp(pose, "-scaled");
+    while (m <= SKN_METHOD_COR && !(strlen(METHOD_NAMES[m]) == len && !strncmp(w, METHOD_NAMES[m], len))) ++m;
+    if (m > SKN_METHOD_COR || (!scaled && strcmp(pose, "-rigid")))
+      return fprintf(stderr, "skn: bench --calls: %s: want yard or METHOD-rigid or METHOD-scaled\n", w), EXIT_USAGE;
+    bench_pose_chain(&b, scaled);
+    bench_time_skin(&b, (skn_method)m, 1, 1, p, n, NULL, calls, SKN_STORES_AUTO);
+  }
+  free(p), free(n);
+  skn_pose_destroy(b.pose);
+  skn_rig_destroy(b.rig);
+  return 0;
+}
+
 int cmd_bench(int argc, char **argv) {
   int full = 0;
   const char *json_path = NULL;
   for (int i = 2; i < argc; ++i)
     if (!strcmp(argv[i], "--gpu")) return bench_gpu(argc, argv);
+  if (argc == 5 && !strcmp(argv[2], "--calls") && atoi(argv[3]) >= 1 && atoi(argv[3]) <= 32)
+    return bench_calls(atoi(argv[3]), argv[4]);
   for (int i = 2; i < argc; ++i) {
     if (!strcmp(argv[i], "--full")) full = 1;
     else if (!strcmp(argv[i], "-o") && i + 1 < argc) json_path = argv[++i];
-    else return fprintf(stderr, "skn: bench takes --full and -o FILE (see --help)\n"), EXIT_USAGE;
+    else return fprintf(stderr, "skn: bench takes --full and -o FILE, or --calls C WHAT (see --help)\n"), EXIT_USAGE;
   }
   char cpu[160];
   bench_machine(cpu, sizeof cpu);

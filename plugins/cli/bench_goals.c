@@ -55,20 +55,46 @@ static void goals_100k(FILE *js) {
   skn_rig_destroy(b.rig);
 }
 
+/* Median rates (vertices/s) of scaled LBS on each of the rigs b[0..count),
+ * th threads, the calls alternating between them. */
+static void rates(bench_rig *b, int count, uint32_t th, float *p, float *n, double *out) {
+  double t[4][9];
+  for (int r = 0; r < 9; ++r)
+    for (int c = 0; c < count; ++c) t[c][r] = bench_time_skin(&b[c], SKN_METHOD_LBS_MATRIX, 1, th, p, n, NULL, 1, SKN_STORES_AUTO);
+  for (int c = 0; c < count; ++c) out[c] = b[c].n / bench_median(t[c], 9);
+}
+
+/* One layout's row of the roofline: a kernel runs at the lower of its
+ * compute rate (the same kernel on 100,000 vertices, whose 7 MB stay in
+ * the L3 cache) and its memory rate (the non-temporal copy's bytes/s over
+ * the bytes a vertex moves). */
+static void roof_row(FILE *js, const char *layout, uint32_t th, double measured, double compute, double bytes, double nt,
+                     const char *goal, double goal_rate) {
+  double memory = nt * 1e9 / bytes, roof = compute < memory ? compute : memory;
+  printf("%-8s %3u %9.0f %12.1f %12.1f %13.1f %11.0f%%   %-8s %s: %.0f M/s\n", layout, th, bytes, compute / 1e6,
+         memory / 1e6, measured / 1e6, 100 * measured / roof, compute < memory ? "compute" : "memory", goal,
+         goal_rate / 1e6);
+  if (js)
+    fprintf(js, ",\n  {\"roofline\": \"%s\", \"threads\": %u, \"bytes_per_vertex\": %.0f, \"compute_mvertices_per_s\": "
+                "%.2f, \"memory_mvertices_per_s\": %.2f, \"measured_mvertices_per_s\": %.2f}",
+            layout, th, bytes, compute / 1e6, memory / 1e6, measured / 1e6);
+}
+
 static void goals_1m(FILE *js, const double nt[3]) {
-  bench_rig b[2];
+  bench_rig b[4]; /* 1,000,000 vertices full and compact, then 100,000 (in cache) */
   uint32_t n = 1000000;
   float *p = NULL, *nn = NULL;
   if (posix_memalign((void **)&p, 64, (size_t)n * 12) || posix_memalign((void **)&nn, 64, (size_t)n * 12)) return;
-  if (!bench_make_rig(&b[0], n, 4, SKN_LAYOUT_FULL) || !bench_make_rig(&b[1], n, 4, SKN_LAYOUT_COMPACT)) return;
-  for (int c = 0; c < 2; ++c) bench_pose_chain(&b[c], 1);
+  for (int c = 0; c < 4; ++c)
+    if (!bench_make_rig(&b[c], c < 2 ? n : 100000, 4, c % 2 ? SKN_LAYOUT_COMPACT : SKN_LAYOUT_FULL)) return;
+  for (int c = 0; c < 4; ++c) bench_pose_chain(&b[c], 1);
   printf("%-9s %-7s %10s %3s %11s %11s %9s %9s %9s   %s\n", "method", "joints", "vertices", "thr", "full M/s",
          "compact M/s", "full %NT", "cmp %NT", "cmp/full", "goal: full >= 60% NT, compact >= 1.2x full");
+  double big[3][2], small[3][2];
   for (uint32_t th = 1; th <= 2; ++th) {
-    double t[2][9];
-    for (int r = 0; r < 9; ++r)
-      for (int c = 0; c < 2; ++c) t[c][r] = bench_time_skin(&b[c], SKN_METHOD_LBS_MATRIX, 1, th, p, nn, NULL, 1, SKN_STORES_AUTO);
-    double f = n / bench_median(t[0], 9), k = n / bench_median(t[1], 9);
+    rates(b, 2, th, p, nn, big[th]);
+    rates(b + 2, 2, th, p, nn, small[th]);
+    double f = big[th][0], k = big[th][1];
     double f_nt = 100.0 * 72.0 * f / 1e9 / nt[th], k_nt = 100.0 * 52.0 * k / 1e9 / nt[th];
     printf("%-9s %-7s %10u %3u %11.1f %11.1f %8.1f%% %8.1f%% %8.2fx\n", "lbs", "scaled", n, th, f / 1e6, k / 1e6, f_nt,
            k_nt, k / f);
@@ -78,8 +104,16 @@ static void goals_1m(FILE *js, const double nt[3]) {
                   "\"compact_fraction_of_nt\": %.4f}",
               n, th, f / 1e6, k / 1e6, f_nt / 100, k_nt / 100);
   }
+  printf("roofline of the rows above: compute = the same kernel on 100,000 vertices (in the L3 cache), memory =\n"
+         "the non-temporal copy's GB/s / bytes a vertex; a kernel runs at the lower of the two\n");
+  printf("%-8s %3s %9s %12s %12s %13s %12s   %s\n", "layout", "thr", "B/vertex", "compute M/s", "memory M/s",
+         "measured M/s", "of the roof", "bound    the goal's rate");
+  for (uint32_t th = 1; th <= 2; ++th) {
+    roof_row(js, "full", th, big[th][0], small[th][0], 72.0, nt[th], "60% NT", 0.6 * nt[th] * 1e9 / 72.0);
+    roof_row(js, "compact", th, big[th][1], small[th][1], 52.0, nt[th], "1.2x full", 1.2 * big[th][0]);
+  }
   free(p), free(nn);
-  for (int c = 0; c < 2; ++c) skn_pose_destroy(b[c].pose), skn_rig_destroy(b[c].rig);
+  for (int c = 0; c < 4; ++c) skn_pose_destroy(b[c].pose), skn_rig_destroy(b[c].rig);
 }
 
 void bench_goals(FILE *js, const double nt[3]) {

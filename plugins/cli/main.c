@@ -42,13 +42,17 @@ static const char *HELP_RENDER =
     "  -o OUT.png           the picture to write (required)\n";
 
 static const char *HELP_BENCH =
-    "usage: skn bench [--full] [-o FILE.json]\n       skn bench --gpu [--vertices N[,N...]]\n\nMeasures memory bandwidth (copy, triad; 1 and 2 threads), then skinning\n"
+    "usage: skn bench [--full] [-o FILE.json]\n       skn bench --gpu [--vertices N[,N...]]\n"
+    "       skn bench --calls C WHAT[,WHAT...]\n\nMeasures memory bandwidth (copy, triad; 1 and 2 threads), then skinning\n"
     "against the scalar reference kernels, medians of several runs. By default the headline:\n"
     "1,000,000 vertices, 4 influences, positions + normals, every method, 1 and 2 threads.\n\n"
     "  --full     every method x attributes x influences {1, 4, 8, 1-8} x vertices {10k .. 10M} x threads\n"
     "  -o FILE    also write the results as JSON\n"
     "  --gpu      skinning in skn's GLSL through OpenGL (headless EGL) against skn_skin on every core:\n"
-    "             1,000,000 and 10,000,000 vertices (--vertices), LBS and DQS, positions + normals\n";
+    "             1,000,000 and 10,000,000 vertices (--vertices), LBS and DQS, positions + normals\n"
+    "  --calls    for a profiler: C calls of each WHAT and nothing else, 100,000 vertices, 4 influences,\n"
+    "             positions + normals, one thread; WHAT: METHOD-rigid or METHOD-scaled (lbs, lbs-quat,\n"
+    "             dqs, blend, cor), or yard (the yardstick)\n";
 
 static int wants_help(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
