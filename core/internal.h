@@ -178,7 +178,8 @@ extern const float skn__dq_identity[SKN_PALETTE_FLOATS];
 #define SKN_ROTATION_TOLERANCE 4e-6f
 /* How far (relative to s) S_i's 3x3 may be from s I for DQS's kernels to
  * blend s_i alone: float rounding of a uniformly scaled pose's M_i, not a
- * modelling choice (the scalar reference blends S_i whole). */
+ * modelling choice; palette.c then writes S_i as exactly s I, so that the
+ * scalar reference and the GPU palette read the matrix the kernels blend. */
 #define SKN_UNIFORM_TOLERANCE 1e-6
 #define SKN_POSE_M(pose, j, r, c) ((pose)->lbs_palette[(size_t)(j) * SKN_PALETTE_FLOATS + (c) * 4 + (r)])
 /* Element (r, c) of joint j's W_i^A. */

@@ -189,10 +189,14 @@ void skn__quat_forms(skn_pose *pose) {
  * as sum w_i s_i and sum w_i (1 - s_i) c_i, four floats where S_i's 3x4 is
  * twelve (dqs_simd.h). Every reader of the entry (the scalar reference, the
  * GPU palette) sees the same S_i. */
+static double diagonal_mean(const float *e) {
+  return ((double)e[SKN_DQ_S] + e[SKN_DQ_S + 5] + e[SKN_DQ_S + 10]) / 3;
+}
+
 static uint32_t dq_uniform(skn_pose *pose, int split) {
   for (uint32_t j = 0; j <= pose->rig->joint_count; ++j) {
     const float *e = SKN_DQ_ENTRY(pose, split, j);
-    double s = ((double)e[SKN_DQ_S] + e[SKN_DQ_S + 5] + e[SKN_DQ_S + 10]) / 3;
+    double s = diagonal_mean(e);
     if (!(s > 0.0)) return 0;
     for (int c = 0; c < 3; ++c)
       for (int r = 0; r < 3; ++r)
@@ -200,7 +204,7 @@ static uint32_t dq_uniform(skn_pose *pose, int split) {
   }
   for (uint32_t j = 0; j <= pose->rig->joint_count; ++j) {
     float *e = SKN_DQ_ENTRY(pose, split, j);
-    float s = (float)(((double)e[SKN_DQ_S] + e[SKN_DQ_S + 5] + e[SKN_DQ_S + 10]) / 3);
+    float s = (float)diagonal_mean(e);
     for (int c = 0; c < 3; ++c)
       for (int r = 0; r < 3; ++r) e[SKN_DQ_S + 4 * c + r] = r == c ? s : 0.0f;
     for (int r = 0; r < 3; ++r) e[SKN_DQ_UNIFORM + r] = e[SKN_DQ_S + 12 + r];
