@@ -412,13 +412,17 @@ SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_src *src, uint3
 }
 
 /* One function per specialisation, as for LBS (lbs_simd.h): width x scale x
- * attributes. The scaled path (S blended and applied) runs only where the
+ * attributes. The scaled paths (S blended and applied) run only where the
  * pose has a scaled joint. BLEND and COR specialise by width too: with the
  * block's own width they ran ~25% more instructions per vertex; and, for
  * their LBS vertices, by normals by M (lbs_column) where unscaled: a pose
  * whose joints are all rotations to SKN_ROTATION_TOLERANCE has every joint
  * a rotation to palette.c's 1e-4, so its scaled cells keep the normals by N
- * (right for any pose) in those columns. */
+ * (right for any pose) in those columns. Their general-scale column (S_i
+ * blended whole: some joint scaled unevenly, a rig's squash and stretch)
+ * takes the block's own width at every width: its bodies are the largest
+ * (about 22 KB each for AVX-512) and unrolled they were a fifth of the
+ * library's build time, for the rarest of the three columns. */
 #define SKN_DQ_RUN(KIND, K, N, T, S)                                                                   \
   static __attribute__((noinline)) void KIND##_##K##N##T##S(const skn_skin_job *job, const skn_src *src, \
                                                             uint32_t lo, uint32_t hi) {                \
@@ -427,7 +431,16 @@ SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_src *src, uint3
 #define SKN_DQ_RUNS_S(KIND, K, S) \
   SKN_DQ_RUN(KIND, K, 0, 0, S) SKN_DQ_RUN(KIND, K, 1, 0, S) SKN_DQ_RUN(KIND, K, 0, 1, S) SKN_DQ_RUN(KIND, K, 1, 1, S)
 #define SKN_DQ_RUNS(K, KIND) SKN_DQ_RUNS_S(KIND, K, 0) SKN_DQ_RUNS_S(KIND, K, 1) SKN_DQ_RUNS_S(KIND, K, 2)
-#define SKN_DQ_RUNS_BY_M(K, KIND) SKN_DQ_RUNS(K, KIND) SKN_DQ_RUN(KIND, K, 2, 0, 0) SKN_DQ_RUN(KIND, K, 2, 1, 0)
+/* the general-scale column at the block's own width (K 0) only */
+#define SKN_DQ_GENERAL_0(KIND) SKN_DQ_RUNS_S(KIND, 0, 1)
+#define SKN_DQ_GENERAL_1(KIND)
+#define SKN_DQ_GENERAL_2(KIND)
+#define SKN_DQ_GENERAL_3(KIND)
+#define SKN_DQ_GENERAL_4(KIND)
+#define SKN_DQ_GENERAL_8(KIND)
+#define SKN_DQ_RUNS_BY_M(K, KIND)                                                 \
+  SKN_DQ_RUNS_S(KIND, K, 0) SKN_DQ_GENERAL_##K(KIND) SKN_DQ_RUNS_S(KIND, K, 2) \
+  SKN_DQ_RUN(KIND, K, 2, 0, 0) SKN_DQ_RUN(KIND, K, 2, 1, 0)
 SKN_WIDTHS(SKN_DQ_RUNS, KIND_DQS)
 SKN_WIDTHS(SKN_DQ_RUNS_BY_M, KIND_BLEND)
 SKN_WIDTHS(SKN_DQ_RUNS_BY_M, KIND_COR)
@@ -436,7 +449,7 @@ SKN_WIDTHS(SKN_DQ_RUNS_BY_M, KIND_COR)
 #define SKN_DQ_ROW(K, KIND) {{SKN_DQ_CELL(KIND, K, 0)}, {SKN_DQ_CELL(KIND, K, 1)}, {SKN_DQ_CELL(KIND, K, 2)}},
 #define SKN_DQ_ROW_BY_M(K, KIND)                                              \
   {{SKN_DQ_CELL(KIND, K, 0), KIND##_##K##200, KIND##_##K##210},              \
-   {SKN_DQ_CELL(KIND, K, 1), KIND##_##K##101, KIND##_##K##111},              \
+   {SKN_DQ_CELL(KIND, 0, 1), KIND##_##0101, KIND##_##0111},                   \
    {SKN_DQ_CELL(KIND, K, 2), KIND##_##K##102, KIND##_##K##112}},
 static const block_fn dqs_runs[][3][4] = {SKN_WIDTHS(SKN_DQ_ROW, KIND_DQS)};
 static const block_fn blend_runs[][3][6] = {SKN_WIDTHS(SKN_DQ_ROW_BY_M, KIND_BLEND)};
