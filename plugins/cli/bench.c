@@ -101,12 +101,30 @@ skn_status bench_pose_chain(bench_rig *b, int scaled) {
   return skn_pose_set_local(b->pose, 0, JOINTS, local);
 }
 
+static int make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
+                    uint32_t target_count, int painted);
+
 int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout) {
-  return bench_make_morph_rig(b, n, k, layout, NULL, 0);
+  return make_rig(b, n, k, layout, NULL, 0, 0);
 }
 
 int bench_make_morph_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
                          uint32_t target_count) {
+  return make_rig(b, n, k, layout, targets, target_count, 0);
+}
+
+int bench_make_painted_rig(bench_rig *b, uint32_t n, int k) { return make_rig(b, n, k, SKN_LAYOUT_FULL, NULL, 0, 1); }
+
+/* A painted blend map at x along the chain (joint j at x = j): 1 (dual
+ * quaternions) within 0.2 of a joint, where bends lose volume under LBS,
+ * 0 from 0.3 on, a ramp between. */
+static float painted_blend(float x) {
+  float d = fabsf(x - floorf(x + 0.5f)), b = (0.3f - d) / 0.1f;
+  return b < 0 ? 0.0f : b > 1 ? 1.0f : b;
+}
+
+static int make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
+                    uint32_t target_count, int painted) {
   uint32_t width = k ? (uint32_t)k : 8, tris = 1024;
   float *pos = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12), *tan = malloc((size_t)n * 16);
   float *w = malloc((size_t)n * width * 4), *blend = malloc((size_t)n * 4), bind[JOINTS * 16] = {0};
@@ -133,7 +151,7 @@ int bench_make_morph_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout
       w[(size_t)v * width + i] = i < have ? (float)(width - i) : 0.0f;
     }
     slots += have;
-    blend[v] = 0.5f;
+    blend[v] = painted ? painted_blend(x) : 0.5f;
   }
   for (uint32_t t = 0; t < tris; ++t) {
     uint32_t v = (uint32_t)((uint64_t)t * n / tris), tr[3] = {v, v + 1 < n ? v + 1 : v, v + 2 < n ? v + 2 : v};

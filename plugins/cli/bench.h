@@ -16,8 +16,12 @@ typedef struct bench_rig {
   double bytes_influences;
 } bench_rig;
 
-/* k influences per vertex (k = 0: 1 to 8, varying), nearest joints first. */
+/* k influences per vertex (k = 0: 1 to 8, varying), nearest joints first;
+ * every blend weight 0.5 (BLEND's worst case: both methods at every vertex). */
 int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout);
+/* The same (full layout) with a blend map as an artist paints one: mostly
+ * 0 and 1, dual quaternions around the joints, a ramp between. */
+int bench_make_painted_rig(bench_rig *b, uint32_t n, int k);
 /* The same with morph targets bound (their weights 0). */
 int bench_make_morph_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
                          uint32_t target_count);
