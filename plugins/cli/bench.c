@@ -101,20 +101,6 @@ skn_status bench_pose_chain(bench_rig *b, int scaled) {
   return skn_pose_set_local(b->pose, 0, JOINTS, local);
 }
 
-static int make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
-                    uint32_t target_count, int painted);
-
-int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout) {
-  return make_rig(b, n, k, layout, NULL, 0, 0);
-}
-
-int bench_make_morph_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
-                         uint32_t target_count) {
-  return make_rig(b, n, k, layout, targets, target_count, 0);
-}
-
-int bench_make_painted_rig(bench_rig *b, uint32_t n, int k) { return make_rig(b, n, k, SKN_LAYOUT_FULL, NULL, 0, 1); }
-
 /* A painted blend map at x along the chain (joint j at x = j): 1 (dual
  * quaternions) within 0.2 of a joint, where bends lose volume under LBS,
  * 0 from 0.3 on, a ramp between. */
@@ -130,7 +116,11 @@ static int make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, con
   float *w = malloc((size_t)n * width * 4), *blend = malloc((size_t)n * 4), bind[JOINTS * 16] = {0};
   uint32_t *jj = malloc((size_t)n * width * 4), *tri = malloc((size_t)(tris + 1) * 12);
   int32_t parents[JOINTS];
-  if (!pos || !nrm || !tan || !w || !blend || !jj || !tri) return 0;
+  b->rig = NULL, b->pose = NULL; /* (bench_rig_free frees what there is) */
+  if (!pos || !nrm || !tan || !w || !blend || !jj || !tri) {
+    free(pos), free(nrm), free(tan), free(w), free(blend), free(jj), free(tri);
+    return 0;
+  }
   for (uint32_t j = 0; j < JOINTS; ++j) {
     parents[j] = j ? (int32_t)j - 1 : -1;
     bind[j * 16] = bind[j * 16 + 5] = bind[j * 16 + 10] = bind[j * 16 + 15] = 1;
@@ -186,6 +176,22 @@ static int make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, con
   b->bytes_influences = slots / n * (b->compact ? 3.0 : 6.0);
   free(pos), free(nrm), free(tan), free(w), free(blend), free(jj), free(tri);
   return ok;
+}
+
+int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout) {
+  return make_rig(b, n, k, layout, NULL, 0, 0);
+}
+
+int bench_make_morph_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
+                         uint32_t target_count) {
+  return make_rig(b, n, k, layout, targets, target_count, 0);
+}
+
+int bench_make_painted_rig(bench_rig *b, uint32_t n, int k) { return make_rig(b, n, k, SKN_LAYOUT_FULL, NULL, 0, 1); }
+
+void bench_rig_free(bench_rig *b) {
+  skn_pose_destroy(b->pose);
+  skn_rig_destroy(b->rig);
 }
 
 /* Bytes a vertex moves: rest attributes and influences in, results out (the
@@ -248,8 +254,7 @@ static void bench_stores(uint32_t n, FILE *js, const double bw[3][2]) {
               n == 1000000 && th == 1 ? "" : ",", n, th, mc, ms);
   }
   free(p), free(nn);
-  skn_pose_destroy(br.pose);
-  skn_rig_destroy(br.rig);
+  bench_rig_free(&br);
 }
 
 /* ---- the compact layout against the full one ---- */
@@ -282,7 +287,7 @@ static void bench_layouts(uint32_t n, FILE *js, const double bw[3][2], int *rows
                 (*rows)++ ? "," : "", METHOD_NAMES[m], n, th, mvs[0], mvs[1], bpv[0], bpv[1]);
     }
   free(p), free(nn);
-  for (int c = 0; c < 2; ++c) skn_pose_destroy(br[c].pose), skn_rig_destroy(br[c].rig);
+  for (int c = 0; c < 2; ++c) bench_rig_free(&br[c]);
 }
 
 /* ---- the worker pool on a small call ---- */
@@ -329,8 +334,7 @@ static void bench_pool(FILE *js) {
                 "\"after_idle_us\": [%.2f, %.2f]}",
             br.n, h1, h2, overhead / 100, i1, i2);
   free(p), free(nn);
-  skn_pose_destroy(br.pose);
-  skn_rig_destroy(br.rig);
+  bench_rig_free(&br);
 }
 
 /* ---- pose and palette: a 1,000-joint tree ---- */
@@ -481,8 +485,7 @@ static int bench_calls(int calls, const char *list) {
     bench_time_skin(&b, (skn_method)m, 1, 1, p, n, NULL, calls, SKN_STORES_AUTO);
   }
   free(p), free(n);
-  skn_pose_destroy(b.pose);
-  skn_rig_destroy(b.rig);
+  bench_rig_free(&b);
   return 0;
 }
 
@@ -545,8 +548,7 @@ int cmd_bench(int argc, char **argv) {
       for (int attrs = 0; attrs <= 2; ++attrs)
         for (uint32_t th = 1; th <= 2; ++th) yard[attrs][th] = bench_yardstick_time(y, attrs, th, sizes[si] >= 10000000 ? 3 : 5);
       bench_yardstick_free(y);
-      skn_pose_destroy(yr.pose);
-      skn_rig_destroy(yr.rig);
+      bench_rig_free(&yr);
     }
     for (int ki = 0; ki < ninfl; ++ki) {
       bench_rig br;
@@ -583,8 +585,7 @@ int cmd_bench(int argc, char **argv) {
           }
         }
       free(p), free(nn), free(t);
-      skn_pose_destroy(br.pose);
-      skn_rig_destroy(br.rig);
+      bench_rig_free(&br);
     }
   }
   free(a), free(b);

@@ -25,6 +25,7 @@ int bench_make_painted_rig(bench_rig *b, uint32_t n, int k);
 /* The same with morph targets bound (their weights 0). */
 int bench_make_morph_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
                          uint32_t target_count);
+void bench_rig_free(bench_rig *b); /* its pose and rig */
 
 /* bench_yardstick.c: the shared scalar yardstick (../shared/bench), on a
  * rig of at most 4 influences a vertex; NULL (and time 0) where the

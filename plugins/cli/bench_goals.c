@@ -30,10 +30,12 @@ static void time_rows(bench_rig *const *b, const int *scaled, const skn_method *
 enum { GOAL_ROWS = 7 };
 
 static void goals_100k(FILE *js) {
-  bench_rig b, painted;
+  bench_rig b = {0}, painted = {0};
   float *p = malloc(100000 * 12), *n = malloc(100000 * 12);
-  if (!p || !n || !bench_make_rig(&b, 100000, 4, SKN_LAYOUT_FULL) || !bench_make_painted_rig(&painted, 100000, 4))
+  if (!p || !n || !bench_make_rig(&b, 100000, 4, SKN_LAYOUT_FULL) || !bench_make_painted_rig(&painted, 100000, 4)) {
+    bench_rig_free(&b), bench_rig_free(&painted);
     return free(p), free(n);
+  }
   bench_yardstick *y = bench_yardstick_new(&b);
   double yard = bench_yardstick_time(y, 1, 1, 9), t[GOAL_ROWS];
   bench_yardstick_free(y);
@@ -62,11 +64,8 @@ static void goals_100k(FILE *js) {
   printf("(blend weights 0.5 at every vertex but the last row's: 1 within 0.2 of a joint, 0 from 0.3 on,\n"
          " a ramp between: 40%% dual quaternions, 40%% LBS, 20%% both)\n");
   free(p), free(n);
-  for (int i = 0; i < 2; ++i) {
-    bench_rig *r = i ? &painted : &b;
-    skn_pose_destroy(r->pose);
-    skn_rig_destroy(r->rig);
-  }
+  bench_rig_free(&b);
+  bench_rig_free(&painted);
 }
 
 /* Median rates (vertices/s) of scaled LBS on each of the rigs b[0..count),
@@ -127,7 +126,7 @@ static void goals_1m(FILE *js, const double nt[3]) {
     roof_row(js, "compact", th, big[th][1], small[th][1], 52.0, nt[th], "1.2x full", 1.2 * big[th][0]);
   }
   free(p), free(nn);
-  for (int c = 0; c < 4; ++c) skn_pose_destroy(b[c].pose), skn_rig_destroy(b[c].rig);
+  for (int c = 0; c < 4; ++c) bench_rig_free(&b[c]);
 }
 
 void bench_goals(FILE *js, const double nt[3]) {

@@ -158,8 +158,7 @@ int bench_gpu(int argc, char **argv) {
     if (!rc) rc = bench_method(&g, &b, SKN_METHOD_LBS_MATRIX, 0, p, n, reps);
     if (!rc) rc = bench_method(&g, &b, SKN_METHOD_DQS, 0, p, n, reps);
     free(p), free(n);
-    skn_pose_destroy(b.pose);
-    skn_rig_destroy(b.rig);
+    bench_rig_free(&b);
   }
   printf("\nM vertices/s. frame: the palette's upload, the draw and glFinish, wall clock; draw: the draw and\n"
          "glFinish; timer query: GL_TIME_ELAPSED around the draw (- where the driver does the work outside it);\n"

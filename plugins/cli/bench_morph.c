@@ -85,8 +85,7 @@ static void morph_row(uint32_t n, int scattered, FILE *js, int *rows) {
               n / b / 1e6, b / a - 1.0);
   }
   free(p), free(nn);
-  skn_pose_destroy(br.pose);
-  skn_rig_destroy(br.rig);
+  bench_rig_free(&br);
 }
 
 void bench_morphs(FILE *js) {
