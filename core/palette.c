@@ -180,6 +180,11 @@ void skn__quat_forms(skn_pose *pose) {
   for (uint32_t j = 0; j < pose->rig->joint_count; ++j) skn__quat_form(pose, j);
 }
 
+/* The mean of the diagonal of an entry's S_i. */
+static double diagonal_mean(const float *e) {
+  return ((double)e[SKN_DQ_S] + e[SKN_DQ_S + 5] + e[SKN_DQ_S + 10]) / 3;
+}
+
 /* Whether every S_i under `split` is a uniform scale s_i I to
  * SKN_UNIFORM_TOLERANCE (relative, s_i the mean of the diagonal), as a
  * pose of uniformly scaled joints gives up to float rounding; if so, each
@@ -189,10 +194,6 @@ void skn__quat_forms(skn_pose *pose) {
  * as sum w_i s_i and sum w_i (1 - s_i) c_i, four floats where S_i's 3x4 is
  * twelve (dqs_simd.h). Every reader of the entry (the scalar reference, the
  * GPU palette) sees the same S_i. */
-static double diagonal_mean(const float *e) {
-  return ((double)e[SKN_DQ_S] + e[SKN_DQ_S + 5] + e[SKN_DQ_S + 10]) / 3;
-}
-
 static uint32_t dq_uniform(skn_pose *pose, int split) {
   for (uint32_t j = 0; j <= pose->rig->joint_count; ++j) {
     const float *e = SKN_DQ_ENTRY(pose, split, j);

@@ -462,16 +462,17 @@ void bench_machine(char *cpu, size_t n) {
  * (the goals' 100,000 vertices, 4 influences, positions + normals, one
  * thread) or "yard" (the yardstick on the same rig); after one warm call. */
 static int bench_calls(int calls, const char *list) {
-  bench_rig b;
+  bench_rig b = {0};
   float *p = alloc_out(100000 * 12), *n = alloc_out(100000 * 12);
-  if (!p || !n || !bench_make_rig(&b, 100000, 4, SKN_LAYOUT_FULL)) return fail_input("bench rig");
+  int rc = 0;
   char what[256];
   snprintf(what, sizeof what, "%s", list);
-  for (char *w = strtok(what, ","); w; w = strtok(NULL, ",")) {
+  if (!p || !n || !bench_make_rig(&b, 100000, 4, SKN_LAYOUT_FULL)) rc = fail_input("bench rig");
+  for (char *w = strtok(what, ","); w && !rc; w = strtok(NULL, ",")) {
     if (!strcmp(w, "yard")) {
       bench_yardstick *y = bench_yardstick_new(&b);
-      if (!y) return fail_input("yard: built without ../shared/bench");
-      bench_yardstick_time(y, 1, 1, calls);
+      if (!y) rc = fail_input("yard: built without ../shared/bench");
+      else bench_yardstick_time(y, 1, 1, calls);
       bench_yardstick_free(y);
       continue;
     }
@@ -479,14 +480,17 @@ static int bench_calls(int calls, const char *list) {
     size_t len = pose ? (size_t)(pose - w) : 0;
     int m = 0, scaled = pose && !strcmp(pose, "-scaled");
     while (m <= SKN_METHOD_COR && !(strlen(METHOD_NAMES[m]) == len && !strncmp(w, METHOD_NAMES[m], len))) ++m;
-    if (m > SKN_METHOD_COR || (!scaled && strcmp(pose, "-rigid")))
-      return fprintf(stderr, "skn: bench --calls: %s: want yard or METHOD-rigid or METHOD-scaled\n", w), EXIT_USAGE;
+    if (m > SKN_METHOD_COR || (!scaled && strcmp(pose, "-rigid"))) {
+      fprintf(stderr, "skn: bench --calls: %s: want yard or METHOD-rigid or METHOD-scaled\n", w);
+      rc = EXIT_USAGE;
+      continue;
+    }
     bench_pose_chain(&b, scaled);
     bench_time_skin(&b, (skn_method)m, 1, 1, p, n, NULL, calls, SKN_STORES_AUTO);
   }
   free(p), free(n);
   bench_rig_free(&b);
-  return 0;
+  return rc;
 }
 
 int cmd_bench(int argc, char **argv) {
