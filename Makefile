@@ -5,6 +5,7 @@
 # make demo       build, skin a procedural arm and a glTF model, write pictures
 # make install    PREFIX=/usr/local: headers, library, GL and libffi adapters, skn.hpp, pkg-config file, Python and Lua packages
 # make bench      the benchmark: bandwidth probes, every kernel vs the scalar reference and the yardstick
+# make bench-against BASE=REV   this library against git revision REV's, in one process, row by row
 # make check-threads  the unit tests under ThreadSanitizer (make check runs tests/threads under it)
 # make fuzz       FUZZ_SECONDS=N: each fuzz target (tests/fuzz) on every core; make fuzz-build: them alone
 # make blender-addon   build/skn_blender.zip for Blender's Preferences > Add-ons > Install
@@ -53,9 +54,12 @@ CORE_OBJ := $(patsubst core/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 # specialisations took about a fifth of their build time, for values a
 # debugger reads in the scalar reference instead.
 # GCC's combiner tried three- and four-instruction combinations across the
-# kernels' long straight-line bodies for a third of their build time; with
-# pairs only, the AVX-512 kernels' code differs in 0.05% of its instructions
-# and builds in three quarters of the time. (A probe: other compilers lack it.)
+# DQS, BLEND and COR kernels' long straight-line bodies (dqs_<isa>.c) for a
+# third of their build time; with pairs only, their code differs in 0.05% of
+# its instructions and builds in three quarters of the time, and they run
+# within 1-2% either way (`skn bench --against` the two builds). LBS
+# (lbs_<isa>.c, a tenth of the code) ran 3-4% slower so and keeps the
+# default. (A probe: other compilers lack the parameter.)
 KERNEL_COMBINE := $(shell $(CC) -Werror --param=max-combine-insns=2 -c -x c /dev/null -o /dev/null 2>/dev/null && echo --param=max-combine-insns=2)
 ifeq ($(FUZZ),1)
 # The fuzz build (clang, `make fuzz-build`): the kernels at -O0 and without
@@ -68,7 +72,8 @@ $(BUILD)/obj/kernels/%.o: KFLAGS := $(FUZZ_KERNEL_OPT) -Wno-psabi -fno-sanitize=
 # guides nothing and took half the skin target's time.
 $(BUILD)/obj/cor_bind.o: KFLAGS := -fno-sanitize-coverage=trace-cmp
 else
-$(BUILD)/obj/kernels/%.o: KFLAGS := -Wno-psabi -fno-var-tracking-assignments $(KERNEL_COMBINE) $(if $(SAN),-DSKN_KERNELS_CHECKED -fno-var-tracking)
+$(BUILD)/obj/kernels/%.o: KFLAGS := -Wno-psabi -fno-var-tracking-assignments $(if $(SAN),-DSKN_KERNELS_CHECKED -fno-var-tracking)
+$(BUILD)/obj/kernels/dqs_%.o: KFLAGS := -Wno-psabi -fno-var-tracking-assignments $(KERNEL_COMBINE) $(if $(SAN),-DSKN_KERNELS_CHECKED -fno-var-tracking)
 endif
 $(BUILD)/obj/kernels/%_avx2.o: ISA := -mavx2 -mfma
 $(BUILD)/obj/kernels/%_avx512.o: ISA := -mavx2 -mfma -mavx512f -mavx512vl -mavx512dq -mprefer-vector-width=512
@@ -92,7 +97,7 @@ ADDON := $(BUILD)/skn_blender.zip
 CLI := $(BUILD)/bin/skn
 CLI_SRC := $(wildcard plugins/cli/*.c)
 
-.PHONY: all lib gl ffi node-deps python fuzz fuzz-build blender-addon bench bench-blender check check-threads test demo install uninstall deps abi-baseline clean help
+.PHONY: all lib gl ffi node-deps python fuzz fuzz-build blender-addon bench bench-against bench-blender check check-threads test demo install uninstall deps abi-baseline clean help
 all: lib gl ffi $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON) $(BUILD)/stripped/$(SONAME)
 lib: $(LIB) $(BUILD)/libskn.so
 gl: $(GL_LIB)
@@ -191,6 +196,18 @@ $(ADDON): $(wildcard plugins/blender/skn_blender/*.py) $(PY_SRC) $(LIB) plugins/
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@$(CLI) bench --full -o $(BUILD)/bench.json
+
+# This library against an earlier revision's, both in one process on the same
+# rigs, calls alternating (`skn bench --against`, not a test): BASE's library
+# is built once from `git archive` under build/base/REV. ARGS: the sweep.
+ARGS ?= --full
+bench-against: deps
+	@test -n "$(BASE)" || { echo "make bench-against: say which revision, e.g. BASE=HEAD~1" >&2; exit 2; }
+	@$(MAKE) --no-print-directory $(CLI)
+	@rev=$$(git rev-parse --short=12 "$(BASE)^{commit}") && dir=$(BUILD)/base/$$rev && \
+	  if [ ! -f $$dir/build/$(SONAME) ]; then rm -rf $$dir && mkdir -p $$dir && git archive $$rev | tar -x -C $$dir && \
+	    $(MAKE) --no-print-directory -C $$dir BUILD=build lib > $$dir.log 2>&1 || { tail $$dir.log; exit 1; }; fi && \
+	  $(CLI) bench --against $$dir/build/$(SONAME) $(ARGS) -o $(BUILD)/bench-against.json
 
 # Blender's Armature modifier against the add-on's CPU and GPU modes, one Blender with a
 # window on a virtual X server (not a test).

@@ -4,9 +4,10 @@
  * (eq. 4), the normal matrices likewise (eq. 9); one transpose turns the
  * group's matrices into rows, and applying them, normalising and storing
  * happen in lanes, with no horizontal arithmetic. Included by
- * kernels_<isa>.c, which name the function (SKN_LBS_KERNEL) and build it for
- * their instruction set; the influence count k and the attributes are
- * compile-time constants in each specialisation, so the loops unroll. */
+ * lbs_<isa>.c, which name the function (SKN_LBS_KERNEL) and build it for
+ * their instruction set, and by dqs_<isa>.c for BLEND's and COR's blend of
+ * M_i; the influence count k and the attributes are compile-time constants
+ * in each specialisation, so the loops unroll. */
 #include "kernels.h"
 #include "simd.h"
 #include "soa.h"
@@ -291,4 +292,6 @@ SKN_INLINE void group_run(const skn_skin_job *job, const skn_src *src, uint32_t 
     run_blocks(job, first, end, fns);                                                                 \
   }
 
+#ifdef SKN_LBS_KERNEL
 SKN_GROUP_KERNEL(SKN_LBS_KERNEL, lbs, 6, lbs_column)
+#endif

@@ -98,7 +98,7 @@ skn_status bench_pose_chain(bench_rig *b, int scaled) {
     skn_transform x = {{j ? 1.0f : 0.0f, 0, 0}, {h, 0.5f * h, 0.3f * h, 1.0f}, {sc, sc, sc}};
     local[j] = x;
   }
-  return skn_pose_set_local(b->pose, 0, JOINTS, local);
+  return b->api->pose_set_local(b->pose, 0, JOINTS, local);
 }
 
 /* A painted blend map at x along the chain (joint j at x = j): 1 (dual
@@ -109,14 +109,14 @@ static float painted_blend(float x) {
   return b < 0 ? 0.0f : b > 1 ? 1.0f : b;
 }
 
-static int make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
-                    uint32_t target_count, int painted) {
+static int make_rig(bench_rig *b, const skn_api *api, uint32_t n, int k, skn_bind_layout layout,
+                    const skn_morph_target *targets, uint32_t target_count, int painted) {
   uint32_t width = k ? (uint32_t)k : 8, tris = 1024;
   float *pos = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12), *tan = malloc((size_t)n * 16);
   float *w = malloc((size_t)n * width * 4), *blend = malloc((size_t)n * 4), bind[JOINTS * 16] = {0};
   uint32_t *jj = malloc((size_t)n * width * 4), *tri = malloc((size_t)(tris + 1) * 12);
   int32_t parents[JOINTS];
-  b->rig = NULL, b->pose = NULL; /* (bench_rig_free frees what there is) */
+  b->api = api, b->rig = NULL, b->pose = NULL; /* (bench_rig_free frees what there is) */
   if (!pos || !nrm || !tan || !w || !blend || !jj || !tri) {
     free(pos), free(nrm), free(tan), free(w), free(blend), free(jj), free(tri);
     return 0;
@@ -166,7 +166,7 @@ static int make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, con
   d.layout = layout;
   d.morph_targets = targets;
   d.morph_target_count = target_count;
-  int ok = skn_bind(&d, &b->rig) == SKN_OK && skn_pose_create(b->rig, &b->pose) == SKN_OK &&
+  int ok = api->bind(&d, &b->rig) == SKN_OK && api->pose_create(b->rig, &b->pose) == SKN_OK &&
            bench_pose_chain(b, 0) == SKN_OK;
   b->n = n;
   b->k = k;
@@ -179,19 +179,26 @@ static int make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, con
 }
 
 int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout) {
-  return make_rig(b, n, k, layout, NULL, 0, 0);
+  return make_rig(b, skn_get_api(SKN_VERSION_MAJOR), n, k, layout, NULL, 0, 0);
+}
+
+int bench_make_rig_with(bench_rig *b, const skn_api *api, uint32_t n, int k, skn_bind_layout layout) {
+  return make_rig(b, api, n, k, layout, NULL, 0, 0);
 }
 
 int bench_make_morph_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout, const skn_morph_target *targets,
                          uint32_t target_count) {
-  return make_rig(b, n, k, layout, targets, target_count, 0);
+  return make_rig(b, skn_get_api(SKN_VERSION_MAJOR), n, k, layout, targets, target_count, 0);
 }
 
-int bench_make_painted_rig(bench_rig *b, uint32_t n, int k) { return make_rig(b, n, k, SKN_LAYOUT_FULL, NULL, 0, 1); }
+int bench_make_painted_rig(bench_rig *b, uint32_t n, int k) {
+  return make_rig(b, skn_get_api(SKN_VERSION_MAJOR), n, k, SKN_LAYOUT_FULL, NULL, 0, 1);
+}
 
 void bench_rig_free(bench_rig *b) {
-  skn_pose_destroy(b->pose);
-  skn_rig_destroy(b->rig);
+  if (!b->api) return; /* never made */
+  b->api->pose_destroy(b->pose);
+  b->api->rig_destroy(b->rig);
 }
 
 /* Bytes a vertex moves: rest attributes and influences in, results out (the
@@ -217,10 +224,10 @@ double bench_time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t thr
   s.tangents.data = attrs > 1 ? t : NULL;
   s.threads = threads;
   double ts[32];
-  skn_skin(b->rig, b->pose, &s); /* warm */
+  b->api->skin(b->rig, b->pose, &s); /* warm */
   for (int r = 0; r < repeats; ++r) {
     double t0 = bench_now();
-    skn_skin(b->rig, b->pose, &s);
+    b->api->skin(b->rig, b->pose, &s);
     ts[r] = bench_now() - t0;
   }
   return bench_median(ts, repeats);
@@ -259,7 +266,7 @@ static void bench_stores(uint32_t n, FILE *js, const double bw[3][2]) {
 
 /* ---- the compact layout against the full one ---- */
 
-static const char *METHOD_NAMES[] = {"lbs", "lbs-quat", "dqs", "blend", "cor"};
+const char *const BENCH_METHOD_NAMES[5] = {"lbs", "lbs-quat", "dqs", "blend", "cor"};
 
 /* Every method, positions + normals, 4 influences, on the same vertices
  * bound in both layouts; calls alternate between the two so that both see
@@ -277,14 +284,14 @@ static void bench_layouts(uint32_t n, FILE *js, const double bw[3][2], int *rows
       for (int r = 0; r < 7; ++r)
         for (int c = 0; c < 2; ++c) t[c][r] = bench_time_skin(&br[c], (skn_method)m, 1, th, p, nn, NULL, 1, SKN_STORES_AUTO);
       for (int c = 0; c < 2; ++c) mvs[c] = n / bench_median(t[c], 7) / 1e6, bpv[c] = bytes_per_vertex(&br[c], (skn_method)m, 1);
-      printf("%-9s PN   4     %10u %3u %11.1f %11.1f %9.2fx %5.0f %5.0f %7.1f%% %7.1f%%\n", METHOD_NAMES[m], n, th,
+      printf("%-9s PN   4     %10u %3u %11.1f %11.1f %9.2fx %5.0f %5.0f %7.1f%% %7.1f%%\n", BENCH_METHOD_NAMES[m], n, th,
              mvs[0], mvs[1], mvs[1] / mvs[0], bpv[0], bpv[1], 100.0 * bpv[0] * mvs[0] / 1e3 / bw[th][0],
              100.0 * bpv[1] * mvs[1] / 1e3 / bw[th][0]);
       if (js)
         fprintf(js, "%s\n  {\"method\": \"%s\", \"vertices\": %u, \"threads\": %u, \"full_mvertices_per_s\": %.2f, "
                     "\"compact_mvertices_per_s\": %.2f, \"full_bytes_per_vertex\": %.1f, "
                     "\"compact_bytes_per_vertex\": %.1f}",
-                (*rows)++ ? "," : "", METHOD_NAMES[m], n, th, mvs[0], mvs[1], bpv[0], bpv[1]);
+                (*rows)++ ? "," : "", BENCH_METHOD_NAMES[m], n, th, mvs[0], mvs[1], bpv[0], bpv[1]);
     }
   free(p), free(nn);
   for (int c = 0; c < 2; ++c) bench_rig_free(&br[c]);
@@ -333,6 +340,50 @@ static void bench_pool(FILE *js) {
     fprintf(js, ",\n \"pool\": {\"vertices\": %u, \"back_to_back_us\": [%.2f, %.2f], \"overhead_fraction\": %.4f, "
                 "\"after_idle_us\": [%.2f, %.2f]}",
             br.n, h1, h2, overhead / 100, i1, i2);
+  free(p), free(nn);
+  bench_rig_free(&br);
+}
+
+/* One call a frame, as a renderer makes: 100,000 vertices (LBS, positions
+ * + normals, 4 influences) after the calling thread spent a 60 Hz frame
+ * (16 ms) asleep, as one waiting for the display does, or busy, as a game's
+ * main thread is; 1 and 2 threads alternating, medians of 21 frames. The
+ * call finds the worker asleep either way, and on this VM waking it costs
+ * about what the call does: 2 threads take about as long as 1 here, where
+ * back to back they take half (docs/performance.md, Threads). */
+static void bench_frames(FILE *js) {
+  enum { FRAMES = 21 };
+  bench_rig br;
+  if (!bench_make_rig(&br, 100000, 4, SKN_LAYOUT_FULL)) return;
+  float *p = alloc_out((size_t)br.n * 12), *nn = alloc_out((size_t)br.n * 12);
+  double t[2][2][FRAMES], m[2][2]; /* [asleep, busy][threads - 1] */
+  skn_skin_desc s = {sizeof s};
+  s.positions.data = p, s.normals.data = nn;
+  for (int r = 0; p && nn && r < FRAMES; ++r)
+    for (int busy = 0; busy < 2; ++busy)
+      for (int th = 0; th < 2; ++th) {
+        if (busy) {
+          for (double until = bench_now() + 0.016; bench_now() < until;) continue;
+        } else {
+          struct timespec frame = {0, 16000000};
+          nanosleep(&frame, NULL);
+        }
+        s.threads = (uint32_t)th + 1;
+        double t0 = bench_now();
+        skn_skin(br.rig, br.pose, &s);
+        t[busy][th][r] = bench_now() - t0;
+      }
+  for (int busy = 0; p && nn && busy < 2; ++busy)
+    for (int th = 0; th < 2; ++th) m[busy][th] = bench_median(t[busy][th], FRAMES) * 1e6;
+  if (p && nn) {
+    printf("\none call a frame: %u vertices, lbs PN 4, after 16 ms of the calling thread's, medians of %d\n", br.n,
+           FRAMES);
+    printf("  asleep: 1 thread %6.1f us, 2 threads %6.1f us (%.2fx)\n", m[0][0], m[0][1], m[0][0] / m[0][1]);
+    printf("  busy:   1 thread %6.1f us, 2 threads %6.1f us (%.2fx)\n", m[1][0], m[1][1], m[1][0] / m[1][1]);
+  }
+  if (js && p && nn)
+    fprintf(js, ",\n \"frames\": {\"vertices\": %u, \"after_sleep_us\": [%.2f, %.2f], \"after_busy_us\": [%.2f, %.2f]}",
+            br.n, m[0][0], m[0][1], m[1][0], m[1][1]);
   free(p), free(nn);
   bench_rig_free(&br);
 }
@@ -440,8 +491,8 @@ static void bench_pose(FILE *js) {
   skn_rig_destroy(rig);
 }
 
-static const char *ATTR_NAMES[] = {"P", "PN", "PNT"};
-static const char *SIMD_NAMES[] = {"auto", "scalar", "portable", "avx2", "avx512"};
+const char *const BENCH_ATTR_NAMES[3] = {"P", "PN", "PNT"};
+const char *const BENCH_SIMD_NAMES[5] = {"auto", "scalar", "portable", "avx2", "avx512"};
 
 void bench_machine(char *cpu, size_t n) {
   FILE *f = fopen("/proc/cpuinfo", "r");
@@ -479,7 +530,7 @@ static int bench_calls(int calls, const char *list) {
     const char *pose = strrchr(w, '-');
     size_t len = pose ? (size_t)(pose - w) : 0;
     int m = 0, scaled = pose && !strcmp(pose, "-scaled");
-    while (m <= SKN_METHOD_COR && !(strlen(METHOD_NAMES[m]) == len && !strncmp(w, METHOD_NAMES[m], len))) ++m;
+    while (m <= SKN_METHOD_COR && !(strlen(BENCH_METHOD_NAMES[m]) == len && !strncmp(w, BENCH_METHOD_NAMES[m], len))) ++m;
     if (m > SKN_METHOD_COR || (!scaled && strcmp(pose, "-rigid"))) {
       fprintf(stderr, "skn: bench --calls: %s: want yard or METHOD-rigid or METHOD-scaled\n", w);
       rc = EXIT_USAGE;
@@ -498,6 +549,7 @@ int cmd_bench(int argc, char **argv) {
   const char *json_path = NULL;
   for (int i = 2; i < argc; ++i)
     if (!strcmp(argv[i], "--gpu")) return bench_gpu(argc, argv);
+    else if (!strcmp(argv[i], "--against")) return bench_against(argc, argv);
   if (argc == 5 && !strcmp(argv[2], "--calls") && atoi(argv[3]) >= 1 && atoi(argv[3]) <= 32)
     return bench_calls(atoi(argv[3]), argv[4]);
   for (int i = 2; i < argc; ++i) {
@@ -523,7 +575,7 @@ int cmd_bench(int argc, char **argv) {
   }
   free(c); /* a and b stay for each row's own copy probe */
   printf("skn %s bench on %s, %ld cores, kernels: %s\n", skn_version_string(), cpu, sysconf(_SC_NPROCESSORS_ONLN),
-         SIMD_NAMES[simd]);
+         BENCH_SIMD_NAMES[simd]);
   printf("bandwidth probe: copy %.1f GB/s (1 thread), %.1f GB/s (2); triad %.1f / %.1f GB/s; non-temporal copy "
          "%.1f / %.1f GB/s\n", bw[1][0], bw[2][0], bw[1][1], bw[2][1], nt[1], nt[2]);
   printf("medians of 5 runs (3 at 10M); ceiling = copy bandwidth / bytes a vertex moves, the copy probed\n"
@@ -538,7 +590,7 @@ int cmd_bench(int argc, char **argv) {
     fprintf(js, "{\"version\": \"%s\", \"cpu\": \"%s\", \"kernels\": \"%s\", \"bandwidth_gbs\": {\"copy_1\": %.2f, "
                 "\"copy_2\": %.2f, \"triad_1\": %.2f, \"triad_2\": %.2f, \"nt_copy_1\": %.2f, \"nt_copy_2\": %.2f},\n"
                 " \"results\": [",
-            skn_version_string(), cpu, SIMD_NAMES[simd], bw[1][0], bw[2][0], bw[1][1], bw[2][1], nt[1], nt[2]);
+            skn_version_string(), cpu, BENCH_SIMD_NAMES[simd], bw[1][0], bw[2][0], bw[1][1], bw[2][1], nt[1], nt[2]);
   const uint32_t sizes_full[] = {10000, 100000, 1000000, 10000000}, sizes_quick[] = {1000000};
   const int infl_full[] = {1, 4, 8, 0}, infl_quick[] = {4};
   const uint32_t *sizes = full ? sizes_full : sizes_quick;
@@ -576,14 +628,14 @@ int cmd_bench(int argc, char **argv) {
             double ys = yard[attrs][th] ? yard[attrs][th] / fast : 0, nt_share = 100.0 * bpv * n / fast / 1e9 / nt[th];
             char ys_text[16];
             snprintf(ys_text, sizeof ys_text, ys ? "%.2fx" : "-", ys);
-            printf("%-9s %-4s %-5s %10u %3u %11.1f %9.2fx %8s %8.1f%% %6.1f%% %8.0f %8.1f\n", METHOD_NAMES[m],
-                   ATTR_NAMES[attrs], infl_name, n, th, mvs, ref / fast, ys_text, ceiling, nt_share, bpv, row_bw);
+            printf("%-9s %-4s %-5s %10u %3u %11.1f %9.2fx %8s %8.1f%% %6.1f%% %8.0f %8.1f\n", BENCH_METHOD_NAMES[m],
+                   BENCH_ATTR_NAMES[attrs], infl_name, n, th, mvs, ref / fast, ys_text, ceiling, nt_share, bpv, row_bw);
             if (js)
               fprintf(js, "%s\n  {\"method\": \"%s\", \"attributes\": \"%s\", \"influences\": \"%s\", \"vertices\": %u, "
                           "\"threads\": %u, \"mvertices_per_s\": %.2f, \"scalar_mvertices_per_s\": %.2f, "
                           "\"ratio_to_scalar\": %.3f, \"bytes_per_vertex\": %.1f, \"copy_gbs\": %.2f, "
                           "\"fraction_of_ceiling\": %.4f, \"ratio_to_yardstick\": %.3f, \"fraction_of_nt_ceiling\": %.4f}",
-                      rows ? "," : "", METHOD_NAMES[m], ATTR_NAMES[attrs], infl_name, n, th, mvs, n / ref / 1e6,
+                      rows ? "," : "", BENCH_METHOD_NAMES[m], BENCH_ATTR_NAMES[attrs], infl_name, n, th, mvs, n / ref / 1e6,
                       ref / fast, bpv, row_bw, ceiling / 100, ys, nt_share / 100);
             ++rows;
           }
@@ -610,6 +662,7 @@ int cmd_bench(int argc, char **argv) {
   bench_goals(js, nt);
   bench_morphs(js);
   bench_pool(js);
+  bench_frames(js);
   bench_pose(js);
   if (js) {
     fprintf(js, "\n}\n");

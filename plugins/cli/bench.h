@@ -9,6 +9,7 @@
  * every joint (rigid, as most animation is), positions, normals, tangents,
  * blend weights and 1,024 triangles bound. */
 typedef struct bench_rig {
+  const skn_api *api; /* the library that bound it: every call on the rig goes through it */
   skn_rig *rig;
   skn_pose *pose;
   uint32_t n;
@@ -19,6 +20,9 @@ typedef struct bench_rig {
 /* k influences per vertex (k = 0: 1 to 8, varying), nearest joints first;
  * every blend weight 0.5 (BLEND's worst case: both methods at every vertex). */
 int bench_make_rig(bench_rig *b, uint32_t n, int k, skn_bind_layout layout);
+/* The same rig bound by another library's function table (`bench
+ * --against`: two builds of skn in one process). */
+int bench_make_rig_with(bench_rig *b, const skn_api *api, uint32_t n, int k, skn_bind_layout layout);
 /* The same (full layout) with a blend map as an artist paints one: mostly
  * 0 and 1, dual quaternions around the joints, a ramp between. */
 int bench_make_painted_rig(bench_rig *b, uint32_t n, int k);
@@ -61,5 +65,13 @@ void bench_machine(char *cpu, size_t n);
 
 /* bench_gpu.c: `skn bench --gpu`. */
 int bench_gpu(int argc, char **argv);
+
+/* bench_against.c: `skn bench --against LIBRARY`. */
+int bench_against(int argc, char **argv);
+
+/* Names as the tables print them. */
+extern const char *const BENCH_METHOD_NAMES[5]; /* by skn_method */
+extern const char *const BENCH_ATTR_NAMES[3];   /* P, PN, PNT */
+extern const char *const BENCH_SIMD_NAMES[5];   /* by skn_simd */
 
 #endif

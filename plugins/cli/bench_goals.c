@@ -10,8 +10,6 @@
 
 #include <stdlib.h>
 
-static const char *const NAMES[] = {"lbs", "lbs-quat", "dqs", "blend", "cor"};
-
 /* Median seconds of method m[i] on rig b[i] (rigid or scaled pose), the
  * calls alternating between the rows. */
 static void time_rows(bench_rig *const *b, const int *scaled, const skn_method *m, int rows, uint32_t th, float *p,
@@ -52,13 +50,13 @@ static void goals_100k(FILE *js) {
   for (int i = 0; i < GOAL_ROWS; ++i) {
     char ys[16];
     snprintf(ys, sizeof ys, yard ? "%.2fx" : "-", yard / t[i]);
-    printf("%-9s %-7s %10u %3u %11.1f %8s %8.2fx %8.2fx   %s\n", NAMES[m[i]], scaled[i] ? "scaled" : "rigid", 100000u,
+    printf("%-9s %-7s %10u %3u %11.1f %8s %8.2fx %8.2fx   %s\n", BENCH_METHOD_NAMES[m[i]], scaled[i] ? "scaled" : "rigid", 100000u,
            1u, 100000 / t[i] / 1e6, ys, t[i] / t[1], t[i] / t[3], goal[i]);
     if (js)
       fprintf(js, "%s\n  {\"method\": \"%s\", \"joints\": \"%s\", \"vertices\": 100000, \"threads\": 1, "
                   "\"blend_map\": \"%s\", \"mvertices_per_s\": %.2f, \"ratio_to_yardstick\": %.3f, "
                   "\"time_over_lbs\": %.3f, \"time_over_dqs\": %.3f}",
-              i ? "," : "", NAMES[m[i]], scaled[i] ? "scaled" : "rigid", rig[i] == &painted ? "painted" : "0.5",
+              i ? "," : "", BENCH_METHOD_NAMES[m[i]], scaled[i] ? "scaled" : "rigid", rig[i] == &painted ? "painted" : "0.5",
               100000 / t[i] / 1e6, yard ? yard / t[i] : 0, t[i] / t[1], t[i] / t[3]);
   }
   printf("(blend weights 0.5 at every vertex but the last row's: 1 within 0.2 of a joint, 0 from 0.3 on,\n"

@@ -82,7 +82,6 @@ static void check_result(gpu_bench *g, const bench_rig *b, const float *p, const
 
 /* One row: method m, or the copy baseline (copy = 1). */
 static int bench_method(gpu_bench *g, const bench_rig *b, skn_method m, int copy, float *p, float *n, int reps) {
-  static const char *const NAMES[] = {"lbs", "lbs-quat", "dqs", "blend", "cor"};
   const char *varyings[2] = {"out_position", "out_normal"};
   skn_gl_desc d = {sizeof d};
   d.loader = skn_egl_loader;
@@ -108,7 +107,7 @@ static int bench_method(gpu_bench *g, const bench_rig *b, skn_method m, int copy
   } else {
     double cpu = bench_time_skin(b, m, 1, 0, p, n, NULL, reps, SKN_STORES_AUTO), dp, dn, c = b->n / cpu / 1e6;
     check_result(g, b, p, n, &dp, &dn);
-    printf("%-5s %10u %11.1f %11.1f %11s %6.0f%% %11.1f %8.2fx %9.1e %9.1e\n", NAMES[m], b->n, b->n / wall / 1e6,
+    printf("%-5s %10u %11.1f %11.1f %11s %6.0f%% %11.1f %8.2fx %9.1e %9.1e\n", BENCH_METHOD_NAMES[m], b->n, b->n / wall / 1e6,
            b->n / td / 1e6, query, 100.0 * b->n / wall / g->copy, c, b->n / wall / 1e6 / c, dp, dn);
   }
   skn_gl_destroy(sg);

@@ -43,7 +43,8 @@ static const char *HELP_RENDER =
 
 static const char *HELP_BENCH =
     "usage: skn bench [--full] [-o FILE.json]\n       skn bench --gpu [--vertices N[,N...]]\n"
-    "       skn bench --calls C WHAT[,WHAT...]\n\nMeasures memory bandwidth (copy, triad; 1 and 2 threads), then skinning\n"
+    "       skn bench --calls C WHAT[,WHAT...]\n"
+    "       skn bench --against LIBRARY [--full] [--rounds R] [--vertices N] [-o FILE.json]\n\nMeasures memory bandwidth (copy, triad; 1 and 2 threads), then skinning\n"
     "against the scalar reference kernels, medians of several runs. By default the headline:\n"
     "1,000,000 vertices, 4 influences, positions + normals, every method, 1 and 2 threads.\n\n"
     "  --full     every method x attributes x influences {1, 4, 8, 1-8} x vertices {10k .. 10M} x threads\n"
@@ -52,7 +53,12 @@ static const char *HELP_BENCH =
     "             1,000,000 and 10,000,000 vertices (--vertices), LBS and DQS, positions + normals\n"
     "  --calls    for a profiler: C calls of each WHAT and nothing else, 100,000 vertices, 4 influences,\n"
     "             positions + normals, one thread; WHAT: METHOD-rigid or METHOD-scaled (lbs, lbs-quat,\n"
-    "             dqs, blend, cor), or yard (the yardstick)\n";
+    "             dqs, blend, cor), or yard (the yardstick)\n"
+    "  --against  this library against another build of skn (make bench-against BASE=REV builds an\n"
+    "             earlier commit's), both in one process on the same rigs, calls alternating: each row's\n"
+    "             ratio of times (> 1: this one faster), median of R rounds (7), and whether the outputs\n"
+    "             match bit for bit; 100,000 and 1,000,000 vertices (--vertices N: N alone), 4 and 1-8\n"
+    "             influences, rigid joints and scaled ones at 4; --full: the bench's sweep\n";
 
 static int wants_help(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
