@@ -72,8 +72,9 @@ $(BUILD)/obj/kernels/%.o: KFLAGS := $(FUZZ_KERNEL_OPT) -Wno-psabi -fno-sanitize=
 # guides nothing and took half the skin target's time.
 $(BUILD)/obj/cor_bind.o: KFLAGS := -fno-sanitize-coverage=trace-cmp
 else
-$(BUILD)/obj/kernels/%.o: KFLAGS := -Wno-psabi -fno-var-tracking-assignments $(if $(SAN),-DSKN_KERNELS_CHECKED -fno-var-tracking)
-$(BUILD)/obj/kernels/dqs_%.o: KFLAGS := -Wno-psabi -fno-var-tracking-assignments $(KERNEL_COMBINE) $(if $(SAN),-DSKN_KERNELS_CHECKED -fno-var-tracking)
+KERNEL_FLAGS := -Wno-psabi -fno-var-tracking-assignments $(if $(SAN),-DSKN_KERNELS_CHECKED -fno-var-tracking)
+$(BUILD)/obj/kernels/%.o: KFLAGS := $(KERNEL_FLAGS)
+$(BUILD)/obj/kernels/dqs_%.o: KFLAGS := $(KERNEL_FLAGS) $(KERNEL_COMBINE)
 endif
 $(BUILD)/obj/kernels/%_avx2.o: ISA := -mavx2 -mfma
 $(BUILD)/obj/kernels/%_avx512.o: ISA := -mavx2 -mfma -mavx512f -mavx512vl -mavx512dq -mprefer-vector-width=512

@@ -292,6 +292,6 @@ SKN_INLINE void group_run(const skn_skin_job *job, const skn_src *src, uint32_t 
     run_blocks(job, first, end, fns);                                                                 \
   }
 
-#ifdef SKN_LBS_KERNEL
+#ifdef SKN_LBS_KERNEL /* (dqs_<isa>.c takes the group code above, not the kernel) */
 SKN_GROUP_KERNEL(SKN_LBS_KERNEL, lbs, 6, lbs_column)
 #endif

@@ -28,6 +28,10 @@ double bench_now(void) {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+void bench_busy(double seconds) {
+  for (double until = bench_now() + seconds; bench_now() < until;) continue;
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -363,7 +367,7 @@ static void bench_frames(FILE *js) {
     for (int busy = 0; busy < 2; ++busy)
       for (int th = 0; th < 2; ++th) {
         if (busy) {
-          for (double until = bench_now() + 0.016; bench_now() < until;) continue;
+          bench_busy(0.016);
         } else {
           struct timespec frame = {0, 16000000};
           nanosleep(&frame, NULL);

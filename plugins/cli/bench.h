@@ -60,6 +60,7 @@ double bench_time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t thr
                        int repeats, skn_stores stores);
 
 double bench_now(void);                 /* seconds, monotonic */
+void bench_busy(double seconds);        /* the calling thread busy (not asleep) that long */
 double bench_median(double *t, int n);  /* sorts t */
 void bench_machine(char *cpu, size_t n);
 

@@ -52,20 +52,15 @@ typedef struct against {
 /* One row's outputs, a set per library. */
 typedef struct outputs { float *p, *n, *t; } outputs;
 
-/* Busy for a while, as a host's thread between its calls: asleep instead,
- * both cores idle, the worker it wakes was often put on its own core and
- * shared it with the caller for the whole block (2-thread blocks at
- * 1-thread speed, in either library). */
-static void busy(double seconds) {
-  for (double until = bench_now() + seconds; bench_now() < until;) continue;
-}
-
 /* Median seconds of `calls` calls, after 1 ms busy and 0.3 ms of warm
  * calls (at least one): on small meshes the pool's worker is then awake,
- * as in a host's run of calls, not waking up within the timed ones. */
+ * as in a host's run of calls, not waking up within the timed ones. Busy,
+ * not asleep: after a sleep, with both cores idle, the worker the block
+ * woke was often put on the caller's own core and shared it for the whole
+ * block (2-thread blocks at 1-thread speed, in either library). */
 static double time_block(const bench_rig *b, const skn_skin_desc *s, int calls) {
   double t[32];
-  busy(1e-3);
+  bench_busy(1e-3);
   for (double warm = bench_now() + 3e-4; bench_now() < warm;) b->api->skin(b->rig, b->pose, s);
   for (int c = 0; c < calls; ++c) {
     double t0 = bench_now();
