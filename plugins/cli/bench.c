@@ -218,8 +218,8 @@ static double bytes_per_vertex(const bench_rig *b, skn_method m, int attrs) {
 }
 
 /* Median seconds of one skn_skin call. */
-double bench_time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t threads, float *p, float *n, float *t,
-                        int repeats, skn_stores stores) {
+skn_skin_desc bench_skin_desc(skn_method m, int attrs, uint32_t threads, float *p, float *n, float *t,
+                              skn_stores stores) {
   skn_skin_desc s = {sizeof s};
   s.stores = stores;
   s.method = m;
@@ -227,6 +227,12 @@ double bench_time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t thr
   s.normals.data = attrs > 0 ? n : NULL;
   s.tangents.data = attrs > 1 ? t : NULL;
   s.threads = threads;
+  return s;
+}
+
+double bench_time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t threads, float *p, float *n, float *t,
+                        int repeats, skn_stores stores) {
+  skn_skin_desc s = bench_skin_desc(m, attrs, threads, p, n, t, stores);
   double ts[32];
   b->api->skin(b->rig, b->pose, &s); /* warm */
   for (int r = 0; r < repeats; ++r) {
@@ -323,10 +329,7 @@ static void bench_pool(FILE *js) {
     for (int th = 0; th < 2; ++th) {
       struct timespec pause = {0, 2000000};
       nanosleep(&pause, NULL);
-      skn_skin_desc s = {sizeof s};
-      s.positions.data = p;
-      s.normals.data = nn;
-      s.threads = (uint32_t)th + 1;
+      skn_skin_desc s = bench_skin_desc(SKN_METHOD_LBS_MATRIX, 1, (uint32_t)th + 1, p, nn, NULL, SKN_STORES_AUTO);
       double t0 = bench_now();
       skn_skin(br.rig, br.pose, &s);
       idle[th][r] = bench_now() - t0;
@@ -361,8 +364,7 @@ static void bench_frames(FILE *js) {
   if (!bench_make_rig(&br, 100000, 4, SKN_LAYOUT_FULL)) return;
   float *p = alloc_out((size_t)br.n * 12), *nn = alloc_out((size_t)br.n * 12);
   double t[2][2][FRAMES], m[2][2]; /* [asleep, busy][threads - 1] */
-  skn_skin_desc s = {sizeof s};
-  s.positions.data = p, s.normals.data = nn;
+  skn_skin_desc s = bench_skin_desc(SKN_METHOD_LBS_MATRIX, 1, 1, p, nn, NULL, SKN_STORES_AUTO);
   for (int r = 0; p && nn && r < FRAMES; ++r)
     for (int busy = 0; busy < 2; ++busy)
       for (int th = 0; th < 2; ++th) {

@@ -54,6 +54,10 @@ void bench_goals(FILE *js, const double nt[3]); /* nt: the non-temporal copy cei
 /* bench_morph.c: skinning with morph targets against skinning alone. */
 void bench_morphs(FILE *js);
 
+/* A skin call's description (attrs 0: positions, 1: + normals, 2: + tangents). */
+skn_skin_desc bench_skin_desc(skn_method m, int attrs, uint32_t threads, float *p, float *n, float *t,
+                              skn_stores stores);
+
 /* Median seconds of one skn_skin call (attrs 0: positions, 1: + normals,
  * 2: + tangents), after one warm call. */
 double bench_time_skin(const bench_rig *b, skn_method m, int attrs, uint32_t threads, float *p, float *n, float *t,

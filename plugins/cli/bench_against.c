@@ -88,16 +88,6 @@ static double largest_difference(const outputs o[2], uint32_t n, int attrs) {
   return same ? -1 : worst;
 }
 
-static void skin_desc(skn_skin_desc *s, const outputs *o, skn_method m, int attrs, uint32_t threads) {
-  memset(s, 0, sizeof *s);
-  s->struct_size = sizeof *s;
-  s->method = m;
-  s->positions.data = o->p;
-  s->normals.data = attrs > 0 ? o->n : NULL;
-  s->tangents.data = attrs > 1 ? o->t : NULL;
-  s->threads = threads;
-}
-
 /* One row: both rigs posed alike, rounds of a block each, the order
  * swapped every round. */
 static void row(against *a, bench_rig b[2], const outputs o[2], skn_method m, int attrs, int scaled, uint32_t th) {
@@ -105,7 +95,10 @@ static void row(against *a, bench_rig b[2], const outputs o[2], skn_method m, in
   int calls = n <= 10000 ? 15 : n <= 100000 ? 5 : 3, rounds = a->rounds;
   double t[2][64], ratio[64];
   skn_skin_desc s[2];
-  for (int l = 0; l < 2; ++l) bench_pose_chain(&b[l], scaled), skin_desc(&s[l], &o[l], m, attrs, th);
+  for (int l = 0; l < 2; ++l) {
+    bench_pose_chain(&b[l], scaled);
+    s[l] = bench_skin_desc(m, attrs, th, o[l].p, o[l].n, o[l].t, SKN_STORES_AUTO);
+  }
   for (int r = 0; r < rounds; ++r) {
     for (int i = 0; i < 2; ++i) {
       int l = (r + i) % 2;
