@@ -16,7 +16,10 @@ playbacks; the ratio is the modifier's time over the setup's. The modifier
 plays before Bind and again after Unbind, its figure the median of both,
 so that a drift over the run does not favour either side. The first row is
 the floor every setup pays: the playback with the mesh hidden and its
-modifier off. A second table times the
+modifier off. "skinning free" is GPU mode with the skinning taken out of its
+draw (the mesh skinned once on the CPU, drawn by the same stages less skn's
+functions, free_ms): the least a GPU-mode frame can cost on this renderer, so
+modifier/free is the most GPU mode could gain here. A second table times the
 deformation alone (no redraw), as before: a pose change until the mesh is
 ready for the viewport.
 
@@ -144,12 +147,39 @@ def deform_ms(fn, arm):
     return 1000 * statistics.median(times)
 
 
+def free_ms(ui, viewport, core, obj, arm, win, area, region, draws):
+    """GPU mode's frame with the skinning taken out of its draw: the mesh skinned once on the CPU
+    (this pose, by the binding GPU mode draws), its triangles in GPU mode's order, drawn each frame
+    by the same stages less skn's functions (viewport.plain_shader) in place of GPU mode's draw,
+    the object shown as bounds as in GPU mode. The least a GPU-mode frame can cost on this
+    renderer, whatever its vertex shader does."""
+    b = ui.binding(obj)
+    kind = b.set_pose(arm, obj.skn.method)
+    p, n, _ = b.rig.skin(b.pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
+    vertices, triangles = viewport.drawing_order(b.rig.gpu_attributes()["positions"], b.triangles)
+    batch = viewport.plain_batch(p[vertices], n[vertices], triangles)
+    shader = viewport.plain_shader()
+    model = viewport.model_matrix(b, obj, arm)
+
+    def draw():
+        view, projection = gpu.matrix.get_model_view_matrix(), gpu.matrix.get_projection_matrix()
+        viewport.draw_batch(shader, batch, numpy.asarray(view, numpy.float64) @ model, projection)
+    bpy.types.SpaceView3D.draw_handler_remove(ui._draw_handler[0], "WINDOW")  # GPU mode's draw, out
+    handler = bpy.types.SpaceView3D.draw_handler_add(draw, (), "WINDOW", "POST_VIEW")
+    try:
+        return statistics.median(frame_ms(win, area, region, draws))
+    finally:
+        bpy.types.SpaceView3D.draw_handler_remove(handler, "WINDOW")
+        ui._draw_handler[0] = bpy.types.SpaceView3D.draw_handler_add(ui.draw_viewport, (), "WINDOW", "POST_VIEW")
+
+
 def main():
     argv = sys.argv[sys.argv.index("--") + 1:]
     vertices = int(argv[1]) if len(argv) > 1 else 1_000_000
     bpy.ops.preferences.addon_install(filepath=argv[0], overwrite=True)
     bpy.ops.preferences.addon_enable(module="skn_blender")
-    from skn_blender import ui
+    from skn_blender import core, ui
+    from skn_blender import viewport as skn_viewport
     arm, obj, mod = build(vertices)
     win, area, region = viewport()
     layer = bpy.context.view_layer
@@ -181,6 +211,8 @@ def main():
                 cpu_ms = deform_ms(lambda: (layer.update(), layer.update()), arm)  # skin, then re-evaluate
                 binding = ui.binding(obj)
                 skin_ms = deform_ms(lambda: binding.skin(arm, method), arm)
+            else:
+                row["free"] = free_ms(ui, skn_viewport, core, obj, arm, win, area, region, draws)
             bpy.ops.skn.unbind()
         row["modifier"] = statistics.median(modifier + frame_ms(win, area, region, draws))
         rows.append((label, row))
@@ -188,11 +220,12 @@ def main():
     bpy.types.SpaceView3D.draw_handler_remove(counter, "WINDOW")
 
     print(f"{'per animation frame':24} {'Armature modifier':>18} {'skn CPU mode':>13} {'skn GPU mode':>13}"
-          f"   {'modifier/CPU':>12} {'modifier/GPU':>12}")
+          f"   {'modifier/CPU':>12} {'modifier/GPU':>12}   {'skinning free':>13} {'modifier/free':>13}")
     print(f"{'(the mesh hidden)':24} {floor:15.1f} ms")
     for label, r in rows:
         print(f"{label:24} {r['modifier']:15.1f} ms {r['CPU']:10.1f} ms {r['GPU']:10.1f} ms"
-              f"   {r['modifier'] / r['CPU']:11.2f}x {r['modifier'] / r['GPU']:11.2f}x")
+              f"   {r['modifier'] / r['CPU']:11.2f}x {r['modifier'] / r['GPU']:11.2f}x"
+              f"   {r['free']:10.1f} ms {r['modifier'] / r['free']:12.2f}x")
     print(f"{'deformation alone':24} {'Armature modifier':>18} {'skn CPU mode':>13} {'of which skn':>13}")
     for label, b, c, s in alone:
         print(f"{label:24} {b:15.1f} ms {c:10.1f} ms {s:10.1f} ms")

@@ -9,10 +9,13 @@ same fragment stage — for Linear, Dual Quaternion, Blend and Centers of
 Rotation, and a 300-bone rig whose palette is a texture (it does not fit a
 16 KB uniform block). The two must agree to within MAX_LEVELS levels (of
 255) at all but MAX_PIXELS pixels; a palette with one wrong row, and
-another method's image, must not.
+another method's image, must not. The batch's triangle order (a Hilbert curve
+on llvmpipe, viewport.drawing_order): the same triangles, fewer vertices
+shaded (GL_VERTEX_SHADER_INVOCATIONS), the image of the mesh's own order.
 
   tests/blender/run --window addon_gpu.py -- ADDON.zip
 """
+import ctypes
 import math
 import os
 import sys
@@ -106,6 +109,14 @@ def images(mods):
         check(f"{method}: the GPU image is the CPU-skinned mesh's", ok and covered(want) > 3000,
               f"{detail}; {covered(want)} pixels covered; palette in a {b.drawing.palette}")
         seen[method] = want
+        if method == "LINEAR":  # a GPU's batch, the mesh's own triangle order, draws the same
+            check("on llvmpipe the batch takes the Hilbert order (viewport.drawing_order)", b.drawing.software)
+            arm, _ = core.find_armature(obj)
+            own = viewport.Drawing(b, method, software=False)
+            own.update(b, arm)
+            model_view = view @ viewport.model_matrix(b, obj, arm)
+            ok, detail = same_image(render(lambda: own.draw(model_view, proj)), got)
+            check("LINEAR: the mesh's own triangle order (a GPU's) draws the Hilbert order's image", ok, detail)
         if method == "LINEAR":  # the viewport's Backface Culling: looking into the open shoulder end,
             end = camera((-2.0, -0.6, 0.5), (0.5, 0.0, 0.0))  # the inside goes, both ways alike
             culled, _ = gpu_image(ui, viewport, obj, *end, cull=True)
@@ -169,6 +180,70 @@ def big_rig(mods):
     bpy.ops.skn.unbind()
     bpy.data.objects.remove(obj)
     bpy.data.objects.remove(arm)
+
+
+def shaded_vertices(viewport, positions, triangles):
+    """The vertices the GL's vertex stage shades drawing `triangles` once (offscreen, plain shader):
+    GL_VERTEX_SHADER_INVOCATIONS, the pipeline statistics query (GL 4.6, ARB_pipeline_statistics_query),
+    called through libGL since Blender's gpu module has no queries."""
+    gl = ctypes.CDLL("libGL.so.1")
+    gl.glGetError.restype = ctypes.c_uint
+    query, count, errors = (ctypes.c_uint * 1)(), (ctypes.c_uint64 * 1)(), []
+    p = numpy.asarray(positions, numpy.float32)
+    batch = viewport.plain_batch(p, p / numpy.linalg.norm(p, axis=1, keepdims=True), triangles)
+    shader, eye = viewport.plain_shader(), numpy.diag([0.1, 0.1, 0.1, 1.0])
+
+    def draw():
+        while gl.glGetError():  # what Blender's own calls left
+            pass
+        gl.glGenQueries(1, query)
+        gl.glBeginQuery(0x82F0, query[0])  # GL_VERTEX_SHADER_INVOCATIONS
+        viewport.draw_batch(shader, batch, eye, eye)
+        errors.append(gl.glGetError())
+        gl.glEndQuery(0x82F0)
+        gl.glGetQueryObjectui64v(query[0], 0x8866, count)  # GL_QUERY_RESULT
+        gl.glDeleteQueries(1, query)
+    render(draw)
+    errors.append(gl.glGetError())
+    return int(count[0]) if not any(errors) else 0
+
+
+def drawing_order(mods):
+    """The batch's triangle order (viewport.locality_order): a Hilbert curve through the centroids,
+    the vertices renumbered by first use. Checked against the curve's defining property, and on a
+    tube for the same triangles drawn and fewer vertices shaded."""
+    _, viewport, _ = mods
+    for bits in (1, 2, 3, 4):  # every cell of a 2^bits grid, in curve order: each step moves one cell
+        side = numpy.arange(1 << bits)
+        cells = numpy.stack(numpy.meshgrid(side, side, side, indexing="ij"), axis=-1).reshape(-1, 3)
+        codes = viewport.hilbert_codes(cells, bits)
+        steps = numpy.abs(numpy.diff(cells[numpy.argsort(codes)], axis=0)).sum(axis=1)
+        check(f"Hilbert curve on a {1 << bits}^3 grid: one code a cell, each step to a neighbouring cell",
+              len(numpy.unique(codes)) == len(cells) and (steps == 1).all(),
+              f"{len(numpy.unique(codes))} codes for {len(cells)} cells, steps {sorted(set(steps.tolist()))}")
+    # a tube of square quads, its faces ring by ring as Blender lists them, a window a third of a ring
+    rings, segs = 40, 500
+    a = numpy.linspace(0, 2 * math.pi, segs, endpoint=False)
+    length = (rings - 1) * 2 * math.pi / segs
+    positions = numpy.stack([numpy.repeat(numpy.linspace(0, length, rings), segs), numpy.tile(numpy.cos(a), rings),
+                             numpy.tile(numpy.sin(a), rings)], axis=1)
+    i, j = numpy.meshgrid(numpy.arange(rings - 1), numpy.arange(segs), indexing="ij")
+    v00, v01 = i * segs + j, i * segs + (j + 1) % segs
+    v10, v11 = v00 + segs, v01 + segs
+    tris = numpy.stack([numpy.stack([v00, v01, v11], -1), numpy.stack([v00, v11, v10], -1)], axis=2).reshape(-1, 3)
+    vertices, order = viewport.locality_order(positions, tris)
+    same = sorted(map(tuple, vertices[order].tolist())) == sorted(map(tuple, tris.tolist()))
+    check("drawing order: the same triangles, every vertex once", same and len(vertices) == len(positions)
+          and len(numpy.unique(vertices)) == len(vertices), f"{len(vertices)} vertices of {len(positions)}")
+    before, after = shaded_vertices(viewport, positions, tris), shaded_vertices(viewport, positions[vertices], order)
+    check("drawing order: llvmpipe shades fewer vertices (GL_VERTEX_SHADER_INVOCATIONS)",
+          len(positions) <= after < 0.8 * before, f"{after} against {before} in face order, {len(positions)} vertices")
+    loose = viewport.locality_order(numpy.vstack([positions, [[0, 9, 9]]]), tris)[0]
+    check("drawing order: a vertex of no triangle is left out of the batch", len(loose) == len(positions),
+          f"{len(loose)} vertices")
+    empty = viewport.locality_order(positions, numpy.zeros((0, 3), numpy.uint32))
+    check("drawing order: a mesh without faces keeps its vertices", len(empty[0]) == len(positions) and
+          not len(empty[1]), f"{len(empty[0])} vertices, {len(empty[1])} triangles")
 
 
 def make_arm(name, blend=False):
@@ -323,6 +398,7 @@ def main():
     from skn_blender import core, ui, viewport
     mods = (ui, viewport, core)
     check("a GL context: Mesa's llvmpipe", "llvmpipe" in gpu.platform.renderer_get(), gpu.platform.renderer_get())
+    drawing_order(mods)
     images(mods)
     big_rig(mods)
     switches(mods)

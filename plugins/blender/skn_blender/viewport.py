@@ -66,6 +66,83 @@ def palette_kind(joints, method):
     return "uniform-block" if joints * layout["palette_vec4s"] * 16 <= UNIFORM_BLOCK_BYTES else "texture-2d"
 
 
+def hilbert_codes(points, bits=10):
+    """Each point's index along a 3-D Hilbert curve through a 2^bits grid over the points' bounding
+    cube (int64; bits <= 20). Skilling's transpose form (J. Skilling, "Programming the Hilbert curve",
+    AIP Conf. Proc. 707, 381, 2004): the grid coordinates' bits, undone from the top bit down
+    (invert or exchange against x), Gray-coded, then interleaved x, y, z from the top bit. Points
+    next to each other on the curve are in neighbouring cells: the curve never jumps (Morton's does)."""
+    p = numpy.asarray(points, numpy.float64).reshape(-1, 3)
+    if not len(p):
+        return numpy.zeros(0, numpy.int64)
+    lo = p.min(axis=0)
+    span = max(float((p.max(axis=0) - lo).max()), 1e-30)
+    x = [c.copy() for c in numpy.minimum((p - lo) / span * (1 << bits), (1 << bits) - 1).astype(numpy.int64).T]
+    q = 1 << (bits - 1)
+    while q > 1:  # undo the excess work, top bit first
+        low = q - 1
+        for i in range(3):
+            high = (x[i] & q) != 0
+            x[0] ^= numpy.where(high, low, 0)               # invert x's low bits
+            swap = numpy.where(high, 0, (x[0] ^ x[i]) & low)
+            x[0] ^= swap                                     # or exchange them with this axis's
+            x[i] ^= swap
+        q >>= 1
+    x[1] ^= x[0]  # Gray encode
+    x[2] ^= x[1]
+    t = numpy.zeros_like(x[0])
+    q = 1 << (bits - 1)
+    while q > 1:
+        t ^= numpy.where((x[2] & q) != 0, q - 1, 0)
+        q >>= 1
+    code = numpy.zeros_like(x[0])
+    for bit in range(bits - 1, -1, -1):
+        for i in range(3):
+            code = (code << 1) | (((x[i] ^ t) >> bit) & 1)
+    return code
+
+
+def locality_order(positions, triangles, bits=10):
+    """The triangles in drawing order, and the vertices a batch holds: (vertices, triangles), where
+    vertices[k] is the mesh vertex that the batch's vertex k is, and triangles index the batch.
+
+    Mesa's llvmpipe shades a vertex once per window of 1,024 indices (341 triangles), so a mesh's
+    own face order, which comes back to a vertex a row of faces later, shades it about twice.
+    Drawn along a Hilbert curve through their centroids, the triangles of a window lie together
+    and share their vertices; numbered in the order the triangles first use them, the vertices
+    are read in order too. Vertices no triangle uses are not drawn, so the batch leaves them out.
+    (Measured with GL_VERTEX_SHADER_INVOCATIONS on `make bench-blender`'s tube: 2.02 shaded a
+    vertex in face order, 1.42 in this order; a GPU, which reuses within batches of a few dozen
+    vertices, shades 2.48 where the face order gives 2.16: see drawing_order.)"""
+    tris = numpy.asarray(triangles, numpy.int64).reshape(-1, 3)
+    if not len(tris):
+        return numpy.arange(len(positions)), tris.astype(numpy.uint32)
+    p = numpy.asarray(positions, numpy.float64)
+    tris = tris[numpy.argsort(hilbert_codes((p[tris[:, 0]] + p[tris[:, 1]] + p[tris[:, 2]]) / 3, bits),
+                              kind="stable")]
+    flat = tris.ravel()
+    _, first = numpy.unique(flat, return_index=True)
+    vertices = flat[numpy.sort(first)]  # in the order of first use
+    index = numpy.empty(len(p), numpy.int64)
+    index[vertices] = numpy.arange(len(vertices))
+    return vertices, index[tris].astype(numpy.uint32)
+
+
+def drawing_order(positions, triangles, software=None):
+    """(vertices, triangles) as locality_order gives them, for the batch Blender draws now: the
+    Hilbert order where it draws on a software rasterizer (`software` None: asks Blender's gpu
+    module; llvmpipe is what a machine without a GPU, a VM or CI draws with), and the mesh's own
+    order, every vertex, on a GPU, whose post-transform reuse the face order suits better.
+    Measured on the tube of `make bench-blender` (1,000,000 vertices): in Blender on llvmpipe the
+    Hilbert order makes a GPU-mode frame 10-16% shorter; on an NVIDIA H200 (skn bench's EGL
+    harness) it makes the skinning draw 3% longer."""
+    if software is None:
+        software = gpu.platform.device_type_get() == "SOFTWARE"
+    if software:
+        return locality_order(positions, triangles)
+    return numpy.arange(len(positions)), numpy.asarray(triangles, numpy.uint32).reshape(-1, 3)
+
+
 def vertex_format(extra=()):
     """position and normal (vec3), then `extra` as (name, comp_type, len, fetch_mode)."""
     fmt = gpu.types.GPUVertFormat()
@@ -114,7 +191,7 @@ class Drawing:
     """One bound object drawn by `method`: its shader, its batch, and its palette on the GPU.
     Made in a GL context (a draw callback's, or an offscreen's); freed with it by Python."""
 
-    def __init__(self, binding, method):
+    def __init__(self, binding, method, software=None):
         if not binding.serves(method, normals=True):
             raise ValueError("this binding cannot be drawn on the GPU: bind again")
         rig = binding.rig
@@ -123,6 +200,8 @@ class Drawing:
         text = skn.glsl_source(self.kind, dqs_scale=core.dqs_scale(self.kind), normals=True, palette=self.palette,
                                joint_count=rig.joint_count, version_line=False)  # Blender writes #version
         self.shader = gpu.types.GPUShader(text + MAIN, FRAGMENT, name=f"skn_{self.kind}")
+        # the triangles' order for a software rasterizer or a GPU (drawing_order)
+        self.software = gpu.platform.device_type_get() == "SOFTWARE" if software is None else software
         self.batch = self._batch(binding)
         self._ubo = self._texture = None
         self.pose_key = None  # the bone matrices the palette on the GPU was made from
@@ -133,10 +212,10 @@ class Drawing:
                   ("skn_weights0", "F32", 4, "FLOAT", "weights")]
         inputs += {"blend": [("skn_blend", "F32", 1, "FLOAT", "blend_weights")],
                    "cor": [("skn_center", "F32", 4, "FLOAT", "centers")]}.get(self.kind, [])
-        arrays = {"position": a["positions"], "normal": a["normals"]}
-        arrays.update((name, a[key]) for name, _, _, _, key in inputs)
-        return triangle_batch(vertex_format(i[:4] for i in inputs), binding.rig.vertex_count, arrays,
-                              binding.triangles)
+        vertices, triangles = drawing_order(a["positions"], binding.triangles, self.software)
+        arrays = {"position": a["positions"][vertices], "normal": a["normals"][vertices]}
+        arrays.update((name, a[key][vertices]) for name, _, _, _, key in inputs)
+        return triangle_batch(vertex_format(i[:4] for i in inputs), len(vertices), arrays, triangles)
 
     def upload(self, palette):
         """The palette (joints, vec4s, 4) float32 into the uniform block or the texture."""
