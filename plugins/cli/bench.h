@@ -70,15 +70,14 @@ void bench_machine(char *cpu, size_t n);
 
 /* bench_gpu.c: `skn bench --gpu`. */
 int bench_gpu(int argc, char **argv);
-/* bench_gpu_draw.c: its viewport frames (a tube of each size drawn into
- * width x height, offload against skn_skin + upload), on the context
- * current; gl and egl as bench_gpu has them. */
+/* bench_gpu_draw.c: its viewport frames (a tube of each size drawn whole,
+ * offload against skn_skin + upload), on egl's context, whose framebuffer
+ * is DRAW_WIDTH x DRAW_HEIGHT (its pictures are read back at that size). */
 #define DRAW_WIDTH 1024
 #define DRAW_HEIGHT 768
 struct skn_gl_api;
 struct skn_egl;
-int bench_gpu_draw(struct skn_gl_api *gl, struct skn_egl *egl, const uint32_t *sizes, uint32_t count, int width,
-                   int height);
+int bench_gpu_draw(struct skn_gl_api *gl, struct skn_egl *egl, const uint32_t *sizes, uint32_t count);
 
 /* bench_against.c: `skn bench --against LIBRARY`. */
 int bench_against(int argc, char **argv);

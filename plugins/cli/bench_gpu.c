@@ -165,7 +165,7 @@ int bench_gpu(int argc, char **argv) {
          "of copy: frame over the copy row's (the same draw with a shader that only copies the rest position\n"
          "and normal: the vertex pipeline's own ceiling); GPU/CPU: frame over CPU. pos diff: the worst GPU - CPU position over the chain's length (64);\n"
          "nrm diff: the worst normal's.\n");
-  if (!rc) rc = bench_gpu_draw(&g.gl, egl, sizes, count, DRAW_WIDTH, DRAW_HEIGHT);
+  if (!rc) rc = bench_gpu_draw(&g.gl, egl, sizes, count);
   g.gl.DeleteQueries(1, &g.query);
   g.gl.DeleteBuffers(1, &g.feedback);
   skn_egl_destroy(egl);

@@ -102,7 +102,8 @@ static int make_tube(draw_bench *d, uint32_t n) {
 /* The view (a fixed oblique one) and a framing that fits the deformed
  * positions in d->pos: the tube's box, centered, its longer side filling
  * the window with 5% to spare. */
-static void frame_mesh(draw_bench *d, int width, int height) {
+static void frame_mesh(draw_bench *d) {
+  const double width = DRAW_WIDTH, height = DRAW_HEIGHT;
   const float c = 0.8660254f, s = 0.5f, view[9] = {c, 0, -s, -s * s, c, -s * c, s * c, s, c * c};
   double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
   memcpy(d->view, view, sizeof view);
@@ -228,7 +229,7 @@ static size_t pixels_differing(const unsigned char *a, const unsigned char *b, s
 }
 
 /* One row: method m at d's size, reps frames of each way. */
-static int draw_row(draw_bench *d, skn_method m, int width, int height, int reps) {
+static int draw_row(draw_bench *d, skn_method m, int reps) {
   skn_gl_desc g = {sizeof g};
   g.loader = skn_egl_loader, g.method = m, g.outputs = SKN_GPU_NORMALS;
   g.vertex_main = VERTEX_MAIN, g.fragment_main = FRAGMENT_MAIN;
@@ -239,9 +240,9 @@ static int draw_row(draw_bench *d, skn_method m, int width, int height, int reps
   skn_gl_info_get(sg, &info);
   double skin = 0, skins[32], offload[32], cpu[32], floor_[32];
   cpu_frame(d, m, 1, &skin); /* d->pos: the deformed mesh, for the framing */
-  frame_mesh(d, width, height);
+  frame_mesh(d);
   set_uniforms(d, info.program), set_uniforms(d, d->program);
-  size_t px = (size_t)width * height;
+  size_t px = (size_t)DRAW_WIDTH * DRAW_HEIGHT;
   unsigned char *a = malloc(px * 4), *b = malloc(px * 4);
   if (!a || !b) return free(a), free(b), skn_gl_destroy(sg), fail_input("out of memory");
   offload_frame(d, sg), skn_egl_read_rgba(d->egl, a); /* warm, and the pictures */
@@ -262,12 +263,12 @@ static int draw_row(draw_bench *d, skn_method m, int width, int height, int reps
   return d->gl->GetError() == GL_NO_ERROR ? EXIT_OK : fail_input("a GL error");
 }
 
-int bench_gpu_draw(skn_gl_api *gl, skn_egl *egl, const uint32_t *sizes, uint32_t count, int width, int height) {
+int bench_gpu_draw(skn_gl_api *gl, skn_egl *egl, const uint32_t *sizes, uint32_t count) {
   printf("\nviewport frames: a tube along the chain (rings of %u vertices, 2 triangles a quad, 4 influences),\n"
          "drawn whole into %d x %d with depth, ms a frame (medians): floor: the deformed mesh drawn again, no\n"
          "skinning, no upload; offload: palette upload + draw skinning in skn's GLSL; CPU: skn_skin on every\n"
          "core + upload of positions and normals + the same draw without skinning (of which skin: skn_skin)\n\n",
-         SEGMENTS, width, height);
+         SEGMENTS, DRAW_WIDTH, DRAW_HEIGHT);
   printf("%-5s %10s %9s %11s %11s %9s %11s %8s %9s\n", "meth", "vertices", "floor", "offload", "CPU", "of which",
          "CPU/", "pixels", "pixels");
   printf("%-5s %10s %9s %11s %11s %9s %11s %8s %9s\n", "", "", "", "", "", "skin", "offload", "drawn", "differing");
@@ -279,8 +280,8 @@ int bench_gpu_draw(skn_gl_api *gl, skn_egl *egl, const uint32_t *sizes, uint32_t
     if (!rc && !make_plain(&d, !strncmp(version, "OpenGL ES", 9) ? SKN_GLSL_300_ES : SKN_GLSL_330))
       rc = fail_input("the plain program");
     int reps = d.rig.n >= 10000000 ? 5 : 11;
-    if (!rc) rc = draw_row(&d, SKN_METHOD_LBS_MATRIX, width, height, reps);
-    if (!rc) rc = draw_row(&d, SKN_METHOD_DQS, width, height, reps);
+    if (!rc) rc = draw_row(&d, SKN_METHOD_LBS_MATRIX, reps);
+    if (!rc) rc = draw_row(&d, SKN_METHOD_DQS, reps);
     if (d.vao) gl->DeleteVertexArrays(1, &d.vao), gl->DeleteBuffers(3, d.buffers), gl->DeleteProgram(d.program);
     free(d.tris), free(d.pos), free(d.nrm);
     if (d.rig.api) bench_rig_free(&d.rig);
