@@ -88,7 +88,16 @@ static double probe(float *a, float *b, float *c, size_t n, int threads, int kin
 
 /* ---- a synthetic rig: a 64-joint chain, vertices along it ---- */
 
-#define JOINTS 64u
+#define JOINTS BENCH_JOINTS
+
+void bench_chain_skeleton(int32_t parents[BENCH_JOINTS], float bind[BENCH_JOINTS * 16]) {
+  memset(bind, 0, sizeof(float) * BENCH_JOINTS * 16);
+  for (uint32_t j = 0; j < JOINTS; ++j) {
+    parents[j] = j ? (int32_t)j - 1 : -1;
+    bind[j * 16] = bind[j * 16 + 5] = bind[j * 16 + 10] = bind[j * 16 + 15] = 1;
+    bind[j * 16 + 12] = (float)j;
+  }
+}
 
 /* A bend and a twist per joint, rigid as most animation is; or (scaled)
  * each joint also scaled uniformly, by 1.05 and its inverse by turns, so
@@ -117,7 +126,7 @@ static int make_rig(bench_rig *b, const skn_api *api, uint32_t n, int k, skn_bin
                     const skn_morph_target *targets, uint32_t target_count, int painted) {
   uint32_t width = k ? (uint32_t)k : 8, tris = 1024;
   float *pos = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12), *tan = malloc((size_t)n * 16);
-  float *w = malloc((size_t)n * width * 4), *blend = malloc((size_t)n * 4), bind[JOINTS * 16] = {0};
+  float *w = malloc((size_t)n * width * 4), *blend = malloc((size_t)n * 4), bind[JOINTS * 16];
   uint32_t *jj = malloc((size_t)n * width * 4), *tri = malloc((size_t)(tris + 1) * 12);
   int32_t parents[JOINTS];
   b->api = api, b->rig = NULL, b->pose = NULL; /* (bench_rig_free frees what there is) */
@@ -125,11 +134,7 @@ static int make_rig(bench_rig *b, const skn_api *api, uint32_t n, int k, skn_bin
     free(pos), free(nrm), free(tan), free(w), free(blend), free(jj), free(tri);
     return 0;
   }
-  for (uint32_t j = 0; j < JOINTS; ++j) {
-    parents[j] = j ? (int32_t)j - 1 : -1;
-    bind[j * 16] = bind[j * 16 + 5] = bind[j * 16 + 10] = bind[j * 16 + 15] = 1;
-    bind[j * 16 + 12] = (float)j;
-  }
+  bench_chain_skeleton(parents, bind);
   uint64_t s = 88172645463325252ull;
   double slots = 0;
   for (uint32_t v = 0; v < n; ++v) {

@@ -44,6 +44,11 @@ bench_yardstick *bench_yardstick_new(const bench_rig *b);
 void bench_yardstick_free(bench_yardstick *y);
 double bench_yardstick_time(const bench_yardstick *y, int attrs, uint32_t threads, int repeats);
 
+/* The chain's skeleton: joint j's parent j - 1, bound at x = j without
+ * rotation; bench_pose_chain poses any rig bound on it. */
+#define BENCH_JOINTS 64u
+void bench_chain_skeleton(int32_t parents[BENCH_JOINTS], float bind[BENCH_JOINTS * 16]);
+
 /* Poses the chain as bench_make_rig does (scaled: joints scaled uniformly
  * too, by turns 1.05 and 1 / 1.05). */
 skn_status bench_pose_chain(bench_rig *b, int scaled);

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #define SEGMENTS 500u /* vertices a ring */
-#define JOINTS 64u
+#define JOINTS BENCH_JOINTS
 
 /* One vertex stage for both ways: the plain program defines the two
  * skn_skin_* calls away. Framing as render_gpu.c's: view rows, then the
@@ -82,12 +82,8 @@ static int make_tube(draw_bench *d, uint32_t n) {
       memcpy(d->tris + t, q, sizeof q);
     }
   int32_t parents[JOINTS];
-  float bind[JOINTS * 16] = {0};
-  for (uint32_t j = 0; j < JOINTS; ++j) {
-    parents[j] = j ? (int32_t)j - 1 : -1;
-    bind[j * 16] = bind[j * 16 + 5] = bind[j * 16 + 10] = bind[j * 16 + 15] = 1;
-    bind[j * 16 + 12] = (float)j;
-  }
+  float bind[JOINTS * 16];
+  bench_chain_skeleton(parents, bind);
   skn_bind_desc b = {sizeof b};
   b.joint_count = JOINTS, b.parents = parents, b.bind_matrices = bind, b.vertex_count = count;
   b.positions.data = pos, b.normals.data = nrm;

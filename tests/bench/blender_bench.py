@@ -156,7 +156,8 @@ def free_ms(ui, viewport, core, obj, arm, win, area, region, draws):
     b = ui.binding(obj)
     kind = b.set_pose(arm, obj.skn.method)
     p, n, _ = b.rig.skin(b.pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
-    vertices, triangles = viewport.drawing_order(b.rig.gpu_attributes()["positions"], b.triangles)
+    vertices, triangles = viewport.drawing_order(b.rig.gpu_attributes()["positions"], b.triangles,
+                                                 b.drawing.software)  # the order GPU mode draws in
     batch = viewport.plain_batch(p[vertices], n[vertices], triangles)
     shader = viewport.plain_shader()
     model = viewport.model_matrix(b, obj, arm)

@@ -128,16 +128,13 @@ def locality_order(positions, triangles, bits=10):
     return vertices, index[tris].astype(numpy.uint32)
 
 
-def drawing_order(positions, triangles, software=None):
-    """(vertices, triangles) as locality_order gives them, for the batch Blender draws now: the
-    Hilbert order where it draws on a software rasterizer (`software` None: asks Blender's gpu
-    module; llvmpipe is what a machine without a GPU, a VM or CI draws with), and the mesh's own
-    order, every vertex, on a GPU, whose post-transform reuse the face order suits better.
-    Measured on the tube of `make bench-blender` (1,000,000 vertices): in Blender on llvmpipe the
-    Hilbert order makes a GPU-mode frame 10-16% shorter; on an NVIDIA H200 (skn bench's EGL
-    harness) it makes the skinning draw 3% longer."""
-    if software is None:
-        software = gpu.platform.device_type_get() == "SOFTWARE"
+def drawing_order(positions, triangles, software):
+    """(vertices, triangles) as locality_order gives them, for a batch drawn on a software
+    rasterizer (`software`: llvmpipe, what a machine without a GPU, a VM or CI draws with), and
+    the mesh's own order, every vertex, on a GPU, whose post-transform reuse the face order suits
+    better. Measured on the tube of `make bench-blender` (1,000,000 vertices): in Blender on
+    llvmpipe the Hilbert order makes a GPU-mode frame 10-16% shorter; on an NVIDIA H200 (skn
+    bench's EGL harness) it makes the skinning draw 3% longer."""
     if software:
         return locality_order(positions, triangles)
     return numpy.arange(len(positions)), numpy.asarray(triangles, numpy.uint32).reshape(-1, 3)
