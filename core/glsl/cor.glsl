@@ -14,7 +14,11 @@ struct SknCor {
   vec3 center;      // the center, skinned by LBS
 };
 
+SknCor skn_cor;  // the blend, made once a vertex (as skn_dq_blend)
+bool skn_cor_done = false;
+
 SknCor skn_cor_blend() {
+  if (skn_cor_done) return skn_cor;
   SknCor c = SknCor(vec4(0.0), vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0));
   vec4 pc = vec4(skn_center.xyz, 1.0);
   float wsum = 0.0;
@@ -35,6 +39,8 @@ SknCor skn_cor_blend() {
   c.s1 /= wsum;
   c.s2 /= wsum;
   c.center /= wsum;
+  skn_cor = c;
+  skn_cor_done = true;
   return c;
 }
 

@@ -7,12 +7,18 @@
 //       turns away from the running sum (Blender's antipodality rule)
 //   S = sum w_i S_i / sum w_i
 //   v = c (S v0),  n = normalize(R(c) S^-T n0),  t = normalize(R(c) S t0)
+// The blend is made once a vertex, whichever skn_skin_* function asks first:
+// the palette's reads are most of a vertex's time on a software rasterizer.
 struct SknDq {
   vec4 real, dual;  // c
   vec4 s0, s1, s2;  // S's rows
 };
 
+SknDq skn_dq;
+bool skn_dq_done = false;
+
 SknDq skn_dq_blend() {
+  if (skn_dq_done) return skn_dq;
   SknDq c = SknDq(vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
   float wsum = 0.0;
   for (int s = 0; s < SKN_INFLUENCES; ++s) {
@@ -33,6 +39,8 @@ SknDq skn_dq_blend() {
   c.s0 /= wsum;
   c.s1 /= wsum;
   c.s2 /= wsum;
+  skn_dq = c;
+  skn_dq_done = true;
   return c;
 }
 

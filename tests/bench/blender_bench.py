@@ -149,16 +149,16 @@ def deform_ms(fn, arm):
 
 def free_ms(ui, viewport, core, obj, arm, win, area, region, draws):
     """GPU mode's frame with the skinning taken out of its draw: the mesh skinned once on the CPU
-    (this pose, by the binding GPU mode draws), its triangles in GPU mode's order, drawn each frame
+    (this pose, by the binding GPU mode draws), its triangles in GPU mode's order and draws, drawn each frame
     by the same stages less skn's functions (viewport.plain_shader) in place of GPU mode's draw,
     the object shown as bounds as in GPU mode. The least a GPU-mode frame can cost on this
     renderer, whatever its vertex shader does."""
     b = ui.binding(obj)
     kind = b.set_pose(arm, obj.skn.method)
     p, n, _ = b.rig.skin(b.pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
-    vertices, triangles = viewport.drawing_order(b.rig.gpu_attributes()["positions"], b.triangles,
-                                                 b.drawing.software)  # the order GPU mode draws in
-    batch = viewport.plain_batch(p[vertices], n[vertices], triangles)
+    software = b.drawing.software  # the order and the draws GPU mode takes
+    vertices, triangles = viewport.drawing_order(b.rig.gpu_attributes()["positions"], b.triangles, software)
+    batch = viewport.plain_batch(p[vertices], n[vertices], triangles, software)
     shader = viewport.plain_shader()
     model = viewport.model_matrix(b, obj, arm)
 

@@ -11,7 +11,8 @@ Rotation, and a 300-bone rig whose palette is a texture (it does not fit a
 255) at all but MAX_PIXELS pixels; a palette with one wrong row, and
 another method's image, must not. The batch's triangle order (a Hilbert curve
 on llvmpipe, viewport.drawing_order): the same triangles, fewer vertices
-shaded (GL_VERTEX_SHADER_INVOCATIONS), the image of the mesh's own order.
+shaded (GL_VERTEX_SHADER_INVOCATIONS), the image of the mesh's own order;
+and the batch split into draws (viewport.TriangleBatch), the image of one.
 
   tests/blender/run --window addon_gpu.py -- ADDON.zip
 """
@@ -117,6 +118,20 @@ def images(mods):
             model_view = view @ viewport.model_matrix(b, obj, arm)
             ok, detail = same_image(render(lambda: own.draw(model_view, proj)), got)
             check("LINEAR: the mesh's own triangle order (a GPU's) draws the Hilbert order's image", ok, detail)
+            triangles = len(b.triangles)
+            check("a GPU's batch is one draw; llvmpipe's, draws of SOFTWARE_DRAW_TRIANGLES",
+                  len(own.batch.batches) == 1 and len(b.drawing.batch.batches) ==
+                  -(-triangles // viewport.SOFTWARE_DRAW_TRIANGLES), f"{len(own.batch.batches)} and "
+                  f"{len(b.drawing.batch.batches)} draws of {triangles} triangles")
+            per_draw, viewport.SOFTWARE_DRAW_TRIANGLES = viewport.SOFTWARE_DRAW_TRIANGLES, 97
+            try:  # the triangles split over many draws (TriangleBatch) draw the one draw's image
+                split = viewport.Drawing(b, method, software=True)
+            finally:
+                viewport.SOFTWARE_DRAW_TRIANGLES = per_draw
+            split.update(b, arm)
+            ok, detail = same_image(render(lambda: split.draw(model_view, proj)), got)
+            check(f"LINEAR: {len(split.batch.batches)} draws of at most 97 triangles draw the image of one", ok
+                  and len(split.batch.batches) == -(-triangles // 97), detail)
         if method == "LINEAR":  # the viewport's Backface Culling: looking into the open shoulder end,
             end = camera((-2.0, -0.6, 0.5), (0.5, 0.0, 0.0))  # the inside goes, both ways alike
             culled, _ = gpu_image(ui, viewport, obj, *end, cull=True)
