@@ -151,8 +151,8 @@ def vertex_format(extra=()):
 
 class TriangleBatch:
     """`count` vertices in format `fmt`, each input filled from arrays[name], drawn as the (t, 3)
-    triangles given: one vertex buffer, and one `gpu` batch per `per_draw` triangles (None: one
-    batch for all). draw(shader) draws them all, in order.
+    triangles given: one vertex buffer, and one `gpu` batch per SOFTWARE_DRAW_TRIANGLES triangles
+    on a software rasterizer (`software`), else one batch for all. draw(shader) draws them in order.
 
     Why more than one draw: on Mesa's llvmpipe in Blender, 2,000,000 triangles drawn as 244 draws
     of 8,192 take about 100 ms less a frame than as one (`make bench-blender`'s 1,000,000-vertex
@@ -161,12 +161,12 @@ class TriangleBatch:
     fresh pages that Blender's allocator (jemalloc) had just given back; the split draws do not
     churn so. A GPU takes one draw (Drawing.software decides)."""
 
-    def __init__(self, fmt, count, arrays, triangles, per_draw=None):
+    def __init__(self, fmt, count, arrays, triangles, software=False):
         vbo = gpu.types.GPUVertBuf(fmt, count)
         for name, a in arrays.items():
             vbo.attr_fill(name, numpy.ascontiguousarray(a))
         t = numpy.ascontiguousarray(triangles, numpy.uint32).reshape(-1, 3)
-        step = per_draw or max(len(t), 1)
+        step = SOFTWARE_DRAW_TRIANGLES if software else max(len(t), 1)
         self.batches = [gpu.types.GPUBatch(type="TRIS", buf=vbo,
                                            elem=gpu.types.GPUIndexBuf(type="TRIS", seq=t[i:i + step]))
                         for i in range(0, len(t), step)]
@@ -176,16 +176,11 @@ class TriangleBatch:
             batch.draw(shader)
 
 
-def draws_for(software):
-    """Triangles a draw: SOFTWARE_DRAW_TRIANGLES on a software rasterizer, else all in one."""
-    return SOFTWARE_DRAW_TRIANGLES if software else None
-
-
 def plain_batch(positions, normals, triangles, software=False):
     """A mesh skinned elsewhere (float32 positions and normals), for plain_shader(), in draws as
     a batch for `software` (TriangleBatch)."""
     return TriangleBatch(vertex_format(), len(positions), {"position": positions, "normal": normals}, triangles,
-                         draws_for(software))
+                         software)
 
 
 def draw_batch(shader, batch, model_view, projection, color=BASE_COLOR, cull=False):
@@ -238,7 +233,7 @@ class Drawing:
         arrays = {"position": a["positions"][vertices], "normal": a["normals"][vertices]}
         arrays.update((name, a[key][vertices]) for name, _, _, _, key in inputs)
         return TriangleBatch(vertex_format(i[:4] for i in inputs), len(vertices), arrays, triangles,
-                             draws_for(self.software))
+                             self.software)
 
     def upload(self, palette):
         """The palette (joints, vec4s, 4) float32 into the uniform block or the texture."""
