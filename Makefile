@@ -29,7 +29,9 @@ ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(NPROC)
 endif
 
-VERSION := 1.2.0
+# The version lives in abi/skn.h (SKN_VERSION_MAJOR/MINOR/PATCH); the
+# packages' own files repeat it, and tests/versions checks that they agree.
+VERSION := $(shell sed -n 's/^\#define SKN_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' abi/skn.h | paste -sd.)
 SONAME := libskn.so.1
 LIB := $(BUILD)/$(SONAME)
 

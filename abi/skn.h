@@ -59,7 +59,7 @@ extern "C" {
  * ---------------------------------------------------------------------- */
 
 #define SKN_VERSION_MAJOR 1 /* ABI major: changes only on a breaking change */
-#define SKN_VERSION_MINOR 2
+#define SKN_VERSION_MINOR 3
 #define SKN_VERSION_PATCH 0
 #define SKN_VERSION_NUMBER \
   (SKN_VERSION_MAJOR * 10000 + SKN_VERSION_MINOR * 100 + SKN_VERSION_PATCH)
@@ -90,7 +90,7 @@ typedef enum skn_status {
  * header a host was compiled with: compare skn_version() / 10000). */
 SKN_API uint32_t skn_version(void);
 
-/* "1.2.0". Static storage; never NULL. */
+/* "1.3.0". Static storage; never NULL. */
 SKN_API const char *skn_version_string(void);
 
 /* The enumerator's name, "SKN_ERR_SINGULAR"; "SKN_STATUS_UNKNOWN" for a
@@ -541,7 +541,8 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
 typedef struct skn_gltf skn_gltf;
 
 /* Opens and validates a .gltf or .glb file (by content, not by name),
- * loading its buffers. On success *out is freed by skn_gltf_close. Opening
+ * loading its buffers from inside its folder (skn_gltf_open_with below says
+ * which files a URI may name). On success *out is freed by skn_gltf_close. Opening
  * costs time and memory in proportion to the file's bytes (and its
  * buffers'), whatever counts it declares: what a count makes large is
  * allocated by skn_gltf_bind, under its max_bytes. */
@@ -551,6 +552,35 @@ SKN_API skn_status skn_gltf_open(const char *path, skn_gltf **out);
  * buffers are data: URIs (a relative URI has no folder to be read from:
  * SKN_ERR_IO naming it). (1.1) */
 SKN_API skn_status skn_gltf_open_memory(const void *data, size_t size, skn_gltf **out);
+
+/* Which files a document's relative URIs may name (skn_gltf_open_desc.flags). By default a
+ * buffer's URI is a path relative to the document's folder that stays inside it: an absolute
+ * path, a ".." that climbs above the folder, a symbolic link that resolves outside it, a URI
+ * of another scheme (file:, http:) or one that decodes to a NUL byte is SKN_ERR_IO naming the
+ * buffer and its URI, before anything is read — so that a document from elsewhere cannot read
+ * the host's files into its vertices. Whatever the flags, only regular files are read: a
+ * directory, FIFO, socket or device (the document itself too) is SKN_ERR_IO naming its kind,
+ * at once, never a read that blocks. Images are never opened. (1.3) */
+enum {
+  SKN_GLTF_OPEN_ANY_PATH = 1u << 0 /* relative URIs may also climb out of the folder and absolute
+                                      paths are read: for a host that trusts its documents and
+                                      keeps buffers in a shared folder */
+};
+
+typedef struct skn_gltf_open_desc {
+  uint32_t struct_size;
+  const char *path;      /* a .gltf or .glb file ... */
+  const void *data;      /* ... or `size` bytes in memory (copied); give exactly one */
+  size_t size;
+  const char *folder;    /* a document in memory: the folder its relative URIs name files in
+                            (NULL: none, as skn_gltf_open_memory); ignored with `path` */
+  uint32_t flags;        /* SKN_GLTF_OPEN_* */
+} skn_gltf_open_desc;
+
+/* skn_gltf_open or skn_gltf_open_memory with the choices above: the same document, the same
+ * errors. SKN_ERR_INVALID_ARGUMENT for neither or both of path and data, an unknown flag, or
+ * struct_size 0. (1.3) */
+SKN_API skn_status skn_gltf_open_with(const skn_gltf_open_desc *desc, skn_gltf **out);
 
 /* Frees a document. NULL is ignored. Rigs made from it stay valid. */
 SKN_API void skn_gltf_close(skn_gltf *gltf);
@@ -658,7 +688,12 @@ SKN_API skn_status skn_gltf_bind(const skn_gltf *gltf, const skn_gltf_bind_desc 
  * non-joint ancestors included, is set with skn_pose_set_model, and the
  * morph weights with skn_pose_set_morph_weights: the animation's `weights`
  * channel of the primitive's node where it has one, else the node's
- * weights, else the mesh's, else zeros. */
+ * weights, else the mesh's, else zeros. The rig must be bound from this
+ * primitive's skin: a rig bound by skn_bind, or from a skin with other
+ * joints, hierarchy or inverse bind matrices (another document's, or
+ * another skin of this one) is SKN_ERR_INVALID_ARGUMENT, whatever its joint
+ * count. The same skin in another file passes (an animation file beside
+ * its model, the document reopened). */
 SKN_API skn_status skn_gltf_pose(const skn_gltf *gltf, uint32_t primitive, uint32_t animation, float time,
                                  skn_pose *pose);
 
@@ -860,6 +895,8 @@ struct skn_api {
   skn_status (*pose_morph_weights)(const skn_pose *pose, uint32_t first, uint32_t count, float *out);
   skn_status (*gltf_morph_target_name)(const skn_gltf *gltf, uint32_t primitive, uint32_t target,
                                        const char **out_name);
+  /* 1.3: which files a document may read (section 5) */
+  skn_status (*gltf_open_with)(const skn_gltf_open_desc *desc, skn_gltf **out);
 };
 
 /* The function table for ABI major abi_major (pass SKN_VERSION_MAJOR), or

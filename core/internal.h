@@ -21,6 +21,7 @@
 #define SKN_RIG_INFO_V1_SIZE 20u
 #define SKN_GLTF_BIND_DESC_V1_SIZE 32u
 #define SKN_GLTF_PRIMITIVE_INFO_V1_SIZE 48u
+#define SKN_GLTF_OPEN_DESC_V1_SIZE 48u
 
 /* The first release's layouts, pinned at compile time (C99 has no
  * _Static_assert: a negative array size fails the build instead). */
@@ -29,6 +30,7 @@ SKN_PIN(bind_desc, offsetof(skn_bind_desc, triangle_count) + 4 + 4 /* padding */
 SKN_PIN(skin_desc, offsetof(skn_skin_desc, dqs_scale) + 4 == SKN_SKIN_DESC_V1_SIZE);
 SKN_PIN(rig_info, offsetof(skn_rig_info, max_influences_per_vertex) + 4 == SKN_RIG_INFO_V1_SIZE);
 SKN_PIN(gltf_bind_desc, offsetof(skn_gltf_bind_desc, blend_weights) + 8 == SKN_GLTF_BIND_DESC_V1_SIZE);
+SKN_PIN(gltf_open_desc, offsetof(skn_gltf_open_desc, flags) + 4 + 4 /* padding */ == SKN_GLTF_OPEN_DESC_V1_SIZE);
 /* 1.0's appended layout, and 1.1's max_bytes past its padding: a 1.0 caller's
  * struct_size (40) never reaches it */
 SKN_PIN(gltf_bind_desc_1_1, offsetof(skn_gltf_bind_desc, max_bytes) == 40 && sizeof(skn_gltf_bind_desc) == 48);
@@ -115,6 +117,8 @@ struct skn_rig {
   struct skn_morph *morphs;      /* morph_count targets */
   float *morph_defaults;         /* a new pose's weights */
   uint32_t morph_entry_count;    /* over all targets */
+  uint64_t gltf_skin;            /* skn_gltf_bind's: its skin's fingerprint, that skn_gltf_pose checks
+                                    (0: bound by skn_bind) */
 };
 
 /* A morph target as the rig keeps it (morph.c): its entries in ascending
@@ -226,7 +230,9 @@ struct skn_pose {
    * DQS for LBS_QUATERNION's forms or the other split, and concurrent
    * skn_skin calls on one pose stay safe. */
   pthread_mutex_t lock;
-  int derived;                   /* atomic: the SKN_FORMS_* bits that match the pose */
+  uint32_t version;              /* atomic: moves on after every change of the palette */
+  uint64_t derived;              /* atomic: the version the forms were derived from (high 32 bits)
+                                    and the SKN_FORMS_* bits derived from it (low) */
   float *morph_weights;          /* per target (rig->morph_count) */
   uint32_t *morph_active;        /* the targets whose weight is not 0, ascending ... */
   uint32_t morph_active_count;   /* ... and how many */
@@ -282,6 +288,13 @@ typedef struct skn_skin_job {
   const float *offsets, *offsets_normals, *offsets_tangents;
   uint32_t offsets_first;
   int fused;                     /* the kernel takes offsets (set by skn_skin: a vectorised kernel) */
+  /* The morph targets the call applies: the pose's active ones and their
+   * weights as they stood when the call began, copied (skn_skin), so that
+   * a weight set meanwhile — by a host breaking the one-thread rule — can
+   * change the next call but never this one's cursors (morph.c). */
+  const uint32_t *morph_targets; /* ascending */
+  const float *morph_weights;    /* per entry of morph_targets */
+  uint32_t morph_count;
 } skn_skin_job;
 
 /* One vertex's results; n and t are filled only where the job asks. */
@@ -304,6 +317,11 @@ skn_status skn__morph_build(skn_rig *rig, const skn_bind_desc *d);
 void skn__morph_free(skn_rig *rig);
 /* Pose: the weights and their active list (pose_create, set_morph_weights). */
 skn_status skn__morph_pose_init(skn_pose *pose);
+/* Skin: the pose's active targets and weights copied into job (into
+ * targets/weights where `room` entries suffice, else allocated: freed by
+ * the caller where job->morph_targets != targets). */
+skn_status skn__morph_snapshot(const skn_pose *pose, skn_skin_job *job, uint32_t *targets, float *weights,
+                               uint32_t room);
 /* Skin: kernel over [first, end) with the pose's morph targets applied to
  * the rest attributes span by span (or the kernel alone where no weight is
  * set). */

@@ -230,6 +230,23 @@ SKN_API skn_status skn_pose_set_morph_weights(skn_pose *pose, uint32_t first, ui
   return SKN_OK;
 }
 
+skn_status skn__morph_snapshot(const skn_pose *pose, skn_skin_job *job, uint32_t *targets, float *weights,
+                               uint32_t room) {
+  uint32_t n = __atomic_load_n(&pose->morph_active_count, __ATOMIC_RELAXED); /* once: the count the copies hold */
+  if (n > room) {
+    targets = skn__alloc(n * (sizeof *targets + sizeof *weights));
+    if (!targets) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "skin: out of memory for %u morph targets' weights", n);
+    weights = (float *)(targets + n);
+  }
+  for (uint32_t a = 0; a < n; ++a) {
+    uint32_t t = pose->morph_active[a]; /* an index below morph_count, whatever a writer is doing */
+    targets[a] = t;
+    weights[a] = pose->morph_weights[t];
+  }
+  job->morph_targets = targets, job->morph_weights = weights, job->morph_count = n;
+  return SKN_OK;
+}
+
 SKN_API skn_status skn_pose_morph_weights(const skn_pose *pose, uint32_t first, uint32_t count, float *out) {
   skn_status s = check_morph_range(pose, first, count, out, "pose_morph_weights");
   if (s == SKN_OK && count) memcpy(out, pose->morph_weights + first, count * sizeof(float));
@@ -261,9 +278,8 @@ static uint32_t cursor_at(const morph_span *sp, const skn_morph *m, uint32_t a, 
 /* Whether some active target moves a vertex before `end` (the cursors are
  * at or after the span's first vertex). */
 static int span_touched(const skn_skin_job *job, const morph_span *sp, uint32_t first, uint32_t end) {
-  const skn_pose *pose = job->pose;
-  for (uint32_t a = 0; a < pose->morph_active_count; ++a) {
-    const skn_morph *m = &job->rig->morphs[pose->morph_active[a]];
+  for (uint32_t a = 0; a < job->morph_count; ++a) {
+    const skn_morph *m = &job->rig->morphs[job->morph_targets[a]];
     uint32_t i = cursor_at(sp, m, a, first);
     if (i < m->count && m->vertices[i] < end) return 1;
   }
@@ -340,7 +356,6 @@ static uint32_t add_target(const skn_skin_job *job, morph_span *sp, const skn_mo
  * rig's rest attributes as it loads them, so that the span is not copied
  * (a copy waits on memory where the kernel's own loads are prefetched). */
 static void morph_span_build(const skn_skin_job *job, morph_span *sp, uint32_t first, uint32_t end) {
-  const skn_pose *pose = job->pose;
   size_t n = end - first;
   if (job->fused) {
     memset(sp->positions, 0, n * 3 * sizeof(float));
@@ -351,23 +366,21 @@ static void morph_span_build(const skn_skin_job *job, morph_span *sp, uint32_t f
     if (job->normals) memcpy(sp->normals, SKN_REST_N(job, first), n * 3 * sizeof(float));
     if (job->tangents) memcpy(sp->tangents, SKN_REST_T(job, first), n * 4 * sizeof(float));
   }
-  for (uint32_t a = 0; a < pose->morph_active_count; ++a) {
-    uint32_t t = pose->morph_active[a];
-    const skn_morph *m = &job->rig->morphs[t];
-    uint32_t i = add_target(job, sp, m, pose->morph_weights[t], cursor_at(sp, m, a, first), first, end);
+  for (uint32_t a = 0; a < job->morph_count; ++a) {
+    const skn_morph *m = &job->rig->morphs[job->morph_targets[a]];
+    uint32_t i = add_target(job, sp, m, job->morph_weights[a], cursor_at(sp, m, a, first), first, end);
     if (a < SKN_MORPH_CURSORS) sp->cursor[a] = i;
   }
 }
 
 void skn__morph_run(const skn_skin_job *job, skn_kernel_fn kernel, uint32_t first, uint32_t end) {
-  const skn_pose *pose = job->pose;
-  if (!pose->morph_active_count) {
+  if (!job->morph_count) {
     kernel(job, first, end);
     return;
   }
   morph_span sp;
-  for (uint32_t a = 0; a < pose->morph_active_count && a < SKN_MORPH_CURSORS; ++a)
-    sp.cursor[a] = lower_bound(&job->rig->morphs[pose->morph_active[a]], first);
+  for (uint32_t a = 0; a < job->morph_count && a < SKN_MORPH_CURSORS; ++a)
+    sp.cursor[a] = lower_bound(&job->rig->morphs[job->morph_targets[a]], first);
   skn_skin_job morphed = *job;
   if (job->fused) {
     morphed.offsets = sp.positions;

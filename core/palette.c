@@ -216,9 +216,14 @@ static uint32_t dq_uniform(skn_pose *pose, int split) {
 
 void skn__pose_derive(const skn_pose *cpose, int forms) {
   skn_pose *pose = (skn_pose *)cpose; /* a cache: the pose's meaning does not change */
-  if ((__atomic_load_n(&pose->derived, __ATOMIC_ACQUIRE) & forms) == forms) return;
+  /* the version before the palette is read: a change during the reads moves it on after them */
+  uint32_t version = __atomic_load_n(&pose->version, __ATOMIC_ACQUIRE);
+  uint64_t derived = __atomic_load_n(&pose->derived, __ATOMIC_ACQUIRE);
+  if ((uint32_t)(derived >> 32) == version && ((int)(uint32_t)derived & forms) == forms) return;
   pthread_mutex_lock(&pose->lock);
-  int want = forms & ~pose->derived;
+  derived = pose->derived;
+  int have = (uint32_t)(derived >> 32) == version ? (int)(uint32_t)derived : 0;
+  int want = forms & ~have;
   if (want) {
     const skn_rig *rig = pose->rig;
     if (want & SKN_FORMS_QUATERNION) {
@@ -232,7 +237,7 @@ void skn__pose_derive(const skn_pose *cpose, int forms) {
       skn__kernels()->dq_forms(pose, split, s_identity);
       pose->dq_uniform[split] = pose->dq_scaled[split] && dq_uniform(pose, split);
     }
-    __atomic_store_n(&pose->derived, pose->derived | want, __ATOMIC_RELEASE);
+    __atomic_store_n(&pose->derived, (uint64_t)version << 32 | (uint32_t)(have | want), __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&pose->lock);
 }

@@ -15,10 +15,12 @@
 #include <string.h>
 
 /* Locals [first, first + count) from their staged matrices, forward
- * kinematics and the LBS palette; the rotation forms are stale from here. */
+ * kinematics and the LBS palette; then the palette's version moves on, so
+ * that rotation forms derived from it before — or while it was being
+ * written, by a host that broke the one-thread rule — are stale (palette.c). */
 static void pose_update(skn_pose *pose, uint32_t first, uint32_t count) {
-  __atomic_store_n(&pose->derived, 0, __ATOMIC_RELEASE);
   skn__kernels()->pose(pose, first, count);
+  __atomic_add_fetch(&pose->version, 1, __ATOMIC_RELEASE);
 }
 
 SKN_API skn_status skn_pose_create(const skn_rig *rig, skn_pose **out_pose) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #define SKN_WAKE_WORTH_NS 100000.0 /* the wake-up is ~20% of such a call */
+#define SKN_SKIN_MORPH_ROOM 64u      /* active morph targets copied on the stack (more: allocated) */
 
 /* Vertices per block handed to a thread: about four blocks per thread, so
  * that the threads finish together, but between 1,024 (the hand-off must
@@ -155,10 +156,13 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
                    d.positions.stride ? d.positions.stride : 3 * sizeof(float),
                    d.normals.stride ? d.normals.stride : 3 * sizeof(float),
                    d.tangents.stride ? d.tangents.stride : 4 * sizeof(float), (int)d.dqs_scale, 0,
-                   rig->positions, rig->normals, rig->tangents, 0, NULL, NULL, NULL, 0, 0},
+                   rig->positions, rig->normals, rig->tangents, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, 0},
                   pick_kernel(rig, d.method),
                   d.first_vertex,
                   d.vertex_count ? d.first_vertex + d.vertex_count : rig->vertex_count, 0};
+  uint32_t targets[SKN_SKIN_MORPH_ROOM];
+  float weights[SKN_SKIN_MORPH_ROOM];
+  if ((s = skn__morph_snapshot(pose, &run.job, targets, weights, SKN_SKIN_MORPH_ROOM)) != SKN_OK) return s;
   run.job.stream = use_streaming(rig, &d, run.end - run.first);
   run.job.fused = run.kernel != kernels[d.method]; /* the vectorised kernels add morph offsets as they load */
   uint32_t threads = d.threads == 1 ? 1 : d.threads ? SKN_MIN(d.threads, skn__pool_size()) : skn__pool_size();
@@ -168,5 +172,6 @@ SKN_API skn_status skn_skin(const skn_rig *rig, const skn_pose *pose, const skn_
     skn__morph_run(&run.job, run.kernel, run.first, run.end);
   else
     skn__pool_run(run_blocks, &run, blocks, d.threads, light_call(rig, &d, run.kernel, run.end - run.first));
+  if (run.job.morph_targets != targets) skn__free((void *)run.job.morph_targets);
   return SKN_OK;
 }

@@ -1,12 +1,13 @@
 /* buffers.c — phase 2 of loading glTF 2.0: every buffer's bytes, from the
- * GLB's BIN chunk, a data: URI (RFC 2397, base64) or a file beside the
- * document (its URI percent-decoded, RFC 3986). */
+ * GLB's BIN chunk, a data: URI (RFC 2397, base64) or a file in the
+ * document's folder (its URI percent-decoded, RFC 3986; files.c). */
 #include "gltf.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int base64_value(int c) {
   if (c >= 'A' && c <= 'Z') return c - 'A';
@@ -79,54 +80,30 @@ static skn_status load_data_uri(gltf_buffer *b, uint32_t i) {
   return SKN_OK;
 }
 
-/* The file a relative URI names, percent-decoded, beside the document. */
-static char *uri_path(const skn_gltf *g, const char *uri) {
-  size_t d = strlen(g->dir), n = strlen(uri);
-  char *path = skn__alloc(d + n + 1), *out = path + d;
-  if (!path) return NULL;
-  memcpy(path, g->dir, d);
-  for (const char *p = uri; *p; ++p) {
-    unsigned hex;
-    if (*p == '%' && p[1] && p[2] && sscanf(p + 1, "%2x", &hex) == 1) {
-      *out++ = (char)hex;
-      p += 2;
-    } else {
-      *out++ = *p;
-    }
-  }
-  *out = 0;
-  return path;
-}
-
-/* The file's size, or -1. */
-static long file_size(FILE *f) {
-  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-  return n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? n : -1;
-}
-
+/* A buffer from a file that its URI names in the document's folder
+ * (files.c decides which files it may name); byteLength is checked against
+ * the file's size before it is allocated: it may be a lie. */
 static skn_status load_file(const skn_gltf *g, gltf_buffer *b, uint32_t i) {
   if (!g->dir)
     return skn__fail(SKN_ERR_IO, "buffers[%u].uri \"%s\": a document opened from memory reads only GLB and data: "
-                     "buffers", i, b->uri);
-  char *path = uri_path(g, b->uri);
-  FILE *f = path ? fopen(path, "rb") : NULL;
-  skn_status s = SKN_OK;
-  long size = f ? file_size(f) : -1;
-  if (!f) {
-    s = path ? skn__fail(SKN_ERR_IO, "buffers[%u]: cannot open \"%s\": %s", i, path, strerror(errno))
-             : skn__fail(SKN_ERR_OUT_OF_MEMORY, "buffers[%u]: out of memory", i);
-  } else if (size >= 0 && (size_t)size < b->length) { /* before allocating byteLength: it may be a lie */
-    s = skn__fail(SKN_ERR_PARSE, "buffers[%u]: \"%s\" has %ld bytes, byteLength is %zu (truncated)", i, path, size,
-                  b->length);
-  } else if (!(b->data = skn__alloc(b->length ? b->length : 1))) {
+                     "buffers (skn_gltf_open_with's folder names one to read files from)", i, b->uri);
+  char label[40];
+  snprintf(label, sizeof label, "buffers[%u].uri", i);
+  skn_status s;
+  char *path = skn__gltf_uri_path(g, b->uri, label, &s);
+  if (!path) return s;
+  snprintf(label, sizeof label, "buffers[%u]", i);
+  int fd = -1;
+  struct stat st;
+  s = skn__gltf_open_file(path, label, &fd, &st);
+  if (s == SKN_OK) s = skn__gltf_check_inside(g, fd, path, b->uri, label);
+  if (s == SKN_OK && (uint64_t)st.st_size < b->length)
+    s = skn__fail(SKN_ERR_PARSE, "buffers[%u]: \"%s\" has %lld bytes, byteLength is %zu (truncated)", i, path,
+                  (long long)st.st_size, b->length);
+  if (s == SKN_OK && !(b->data = skn__alloc(b->length ? b->length : 1)))
     s = skn__fail(SKN_ERR_OUT_OF_MEMORY, "buffers[%u]: out of memory", i);
-  } else {
-    size_t got = fread(b->data, 1, b->length, f);
-    if (got < b->length)
-      s = skn__fail(SKN_ERR_PARSE, "buffers[%u]: \"%s\" has %zu bytes, byteLength is %zu (truncated)", i, path, got,
-                    b->length);
-  }
-  if (f) fclose(f);
+  if (s == SKN_OK) s = skn__gltf_read_fd(fd, path, label, b->data, b->length);
+  if (fd >= 0) close(fd);
   skn__free(path);
   return s;
 }

@@ -2,10 +2,11 @@
  * calls that describe a document. */
 #include "gltf.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void skn__gltf_free(skn_gltf *g) {
   for (uint32_t i = 0; i < g->buffer_count; ++i) {
@@ -50,19 +51,22 @@ void skn__gltf_free(skn_gltf *g) {
   skn__free(g);
 }
 
-/* The whole file, with a NUL after it (JSON text stops there). */
+/* The whole file, with a NUL after it (JSON text stops there): a regular
+ * file only (files.c), its size from the file system. */
 static skn_status read_file(const char *path, uint8_t **data, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return skn__fail(SKN_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-  *data = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? skn__alloc((size_t)n + 1) : NULL;
-  size_t got = *data ? fread(*data, 1, (size_t)n, f) : 0;
-  fclose(f);
-  if (!*data || got != (size_t)n) {
+  int fd;
+  struct stat st;
+  skn_status s = skn__gltf_open_file(path, "gltf_open", &fd, &st);
+  if (s != SKN_OK) return s;
+  uint64_t n = (uint64_t)st.st_size;
+  *data = n < SIZE_MAX ? skn__alloc((size_t)n + 1) : NULL;
+  if (!*data) s = skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory for %llu bytes", path, (unsigned long long)n);
+  if (s == SKN_OK) s = skn__gltf_read_fd(fd, path, "gltf_open", *data, (size_t)n);
+  close(fd);
+  if (s != SKN_OK) {
     skn__free(*data);
     *data = NULL;
-    return n >= 0 && !*data ? skn__fail(SKN_ERR_OUT_OF_MEMORY, "%s: out of memory for %ld bytes", path, n)
-                            : skn__fail(SKN_ERR_IO, "%s: cannot read", path);
+    return s;
   }
   (*data)[n] = 0;
   *size = (size_t)n;
@@ -70,19 +74,29 @@ static skn_status read_file(const char *path, uint8_t **data, size_t *size) {
 }
 
 /* The document's name in messages, and the folder its relative URIs are
- * read from (dir NULL: none, for a document in memory). */
-static skn_status name_document(skn_gltf *g, const char *path, int has_dir) {
-  size_t n = strlen(path);
+ * read from: the file's own, `folder` for one in memory (NULL: none). */
+static skn_status name_document(skn_gltf *g, const char *path, const char *folder) {
+  size_t n = strlen(path), f = folder ? strlen(folder) : 0;
   g->path = skn__alloc(n + 1);
-  g->dir = has_dir ? skn__alloc(n + 1) : NULL;
-  if (!g->path || (has_dir && !g->dir)) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_open: out of memory");
+  g->dir = folder ? skn__alloc(f + 2) : NULL;
+  if (!g->path || (folder && !g->dir)) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_open: out of memory");
   memcpy(g->path, path, n + 1);
-  if (has_dir) {
-    const char *slash = strrchr(path, '/');
-    size_t d = slash ? (size_t)(slash - path) + 1 : 0;
-    memcpy(g->dir, path, d);
-    g->dir[d] = 0;
+  if (folder) { /* "" for the current folder; else it ends with a '/' */
+    memcpy(g->dir, folder, f);
+    if (f && folder[f - 1] != '/') g->dir[f++] = '/';
+    g->dir[f] = 0;
   }
+  return SKN_OK;
+}
+
+/* The folder of a file's path, with its '/' ("" for a bare name). */
+static skn_status folder_of(const char *path, char **out) {
+  const char *slash = strrchr(path, '/');
+  size_t d = slash ? (size_t)(slash - path) + 1 : 0;
+  *out = skn__alloc(d + 1);
+  if (!*out) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_open: out of memory");
+  memcpy(*out, path, d);
+  (*out)[d] = 0;
   return SKN_OK;
 }
 
@@ -99,13 +113,16 @@ static skn_status open_document(skn_gltf *g, uint8_t *data, size_t size, skn_glt
   return SKN_OK;
 }
 
-SKN_API skn_status skn_gltf_open(const char *path, skn_gltf **out) {
-  if (!path || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_open: path and out are required");
+static skn_status open_file(const char *path, uint32_t flags, skn_gltf **out) {
   skn_gltf *g = skn__calloc(1, sizeof *g);
   if (!g) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_open: out of memory");
+  g->open_flags = flags;
   uint8_t *data = NULL;
   size_t size = 0;
-  skn_status s = name_document(g, path, 1);
+  char *folder = NULL;
+  skn_status s = folder_of(path, &folder);
+  if (s == SKN_OK) s = name_document(g, path, folder);
+  skn__free(folder);
   if (s == SKN_OK) s = read_file(path, &data, &size);
   if (s != SKN_OK) {
     skn__gltf_free(g);
@@ -114,20 +131,46 @@ SKN_API skn_status skn_gltf_open(const char *path, skn_gltf **out) {
   return open_document(g, data, size, out);
 }
 
-SKN_API skn_status skn_gltf_open_memory(const void *bytes, size_t size, skn_gltf **out) {
-  if (!bytes || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_open_memory: data and out are required");
+static skn_status open_memory(const void *bytes, size_t size, const char *folder, uint32_t flags, skn_gltf **out) {
   skn_gltf *g = skn__calloc(1, sizeof *g);
   uint8_t *data = size < SIZE_MAX ? skn__alloc(size + 1) : NULL;
-  skn_status s = g && data ? name_document(g, "(memory)", 0)
+  skn_status s = g && data ? name_document(g, "(memory)", folder)
                            : skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_open_memory: out of memory for %zu bytes", size);
   if (s != SKN_OK) {
     skn__free(data);
     if (g) skn__gltf_free(g);
     return s;
   }
+  g->open_flags = flags;
   memcpy(data, bytes, size);
   data[size] = 0;
   return open_document(g, data, size, out);
+}
+
+SKN_API skn_status skn_gltf_open(const char *path, skn_gltf **out) {
+  if (!path || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_open: path and out are required");
+  return open_file(path, 0, out);
+}
+
+SKN_API skn_status skn_gltf_open_memory(const void *bytes, size_t size, skn_gltf **out) {
+  if (!bytes || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_open_memory: data and out are required");
+  return open_memory(bytes, size, NULL, 0, out);
+}
+
+SKN_API skn_status skn_gltf_open_with(const skn_gltf_open_desc *caller, skn_gltf **out) {
+  if (!caller || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_open_with: desc and out are required");
+  if (caller->struct_size < SKN_GLTF_OPEN_DESC_V1_SIZE)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_open_with: struct_size %u is smaller than %u", caller->struct_size,
+                     SKN_GLTF_OPEN_DESC_V1_SIZE);
+  skn_gltf_open_desc d; /* the fields the caller's struct has */
+  memset(&d, 0, sizeof d);
+  memcpy(&d, caller, SKN_MIN((size_t)caller->struct_size, sizeof d));
+  if (!d.path == !d.data)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_open_with: give exactly one of path and data (%s given)",
+                     d.path ? "both" : "neither");
+  if (d.flags & ~(uint32_t)SKN_GLTF_OPEN_ANY_PATH)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_open_with: unknown flags 0x%x", d.flags & ~(uint32_t)SKN_GLTF_OPEN_ANY_PATH);
+  return d.path ? open_file(d.path, d.flags, out) : open_memory(d.data, d.size, d.folder, d.flags, out);
 }
 
 SKN_API void skn_gltf_close(skn_gltf *gltf) {

@@ -113,6 +113,7 @@ typedef struct gltf_skinned {
 
 struct skn_gltf {
   char *path, *dir;              /* the file ("(memory)"), and its folder for relative URIs (NULL: none) */
+  uint32_t open_flags;           /* SKN_GLTF_OPEN_*: which files those URIs may name (files.c) */
   uint8_t *glb_bin;              /* the GLB's BIN chunk (owned by buffers[0].data) */
   size_t glb_bin_length;
   uint32_t buffer_count, view_count, accessor_count, node_count, mesh_count, primitive_count,
@@ -141,6 +142,19 @@ skn_status skn__gltf_validate(skn_gltf *g);
  * else mesh's, else zeros) into out[target_count]. */
 void skn__gltf_default_weights(const skn_gltf *g, const gltf_skinned *sp, float *out);
 void skn__gltf_free(skn_gltf *g);
+
+/* files.c: opens a regular file for reading, never blocking (anything
+ * else refused by its kind); `label` begins the messages. */
+struct stat;
+skn_status skn__gltf_open_file(const char *path, const char *label, int *out_fd, struct stat *st);
+/* files.c: n bytes from the start of an open file (SKN_ERR_IO if fewer). */
+skn_status skn__gltf_read_fd(int fd, const char *path, const char *label, uint8_t *data, size_t n);
+/* files.c: the file a buffer's relative URI names, percent-decoded, in g's
+ * folder; NULL with *status set where g's open flags refuse it. */
+char *skn__gltf_uri_path(const skn_gltf *g, const char *uri, const char *label, skn_status *status);
+/* files.c: whether the file open as fd at path lies in g's folder (with
+ * its symbolic links resolved), unless g's flags allow any path. */
+skn_status skn__gltf_check_inside(const skn_gltf *g, int fd, const char *path, const char *uri, const char *label);
 
 /* document.c: triangles a primitive's mode and indices make. */
 uint32_t skn__gltf_triangle_count(const skn_gltf *g, const gltf_primitive *p);

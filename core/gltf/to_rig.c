@@ -37,17 +37,52 @@ SKN_API skn_status skn_gltf_triangles(const skn_gltf *g, uint32_t primitive, uin
   return SKN_OK;
 }
 
-/* The rig's parent of each joint: its nearest ancestor node that is also a joint. */
-static void joint_parents(const skn_gltf *g, const gltf_skin *sk, int32_t *parents) {
-  int32_t *joint_of = skn__alloc(g->node_count * sizeof *joint_of);
-  for (uint32_t i = 0; joint_of && i < g->node_count; ++i) joint_of[i] = -1;
-  for (uint32_t j = 0; joint_of && j < sk->joint_count; ++j) joint_of[sk->joints[j]] = (int32_t)j;
-  for (uint32_t j = 0; j < sk->joint_count; ++j) {
-    int32_t n = g->nodes[sk->joints[j]].parent;
-    while (joint_of && n >= 0 && joint_of[n] < 0) n = g->nodes[n].parent;
-    parents[j] = joint_of && n >= 0 ? joint_of[n] : -1;
+/* The rig's parent of each joint: its nearest ancestor node that is also a
+ * joint. One pass over the nodes, parents first (node_order), whatever
+ * the depth of the non-joint nodes between joints. 0: out of memory. */
+static int joint_parents(const skn_gltf *g, const gltf_skin *sk, int32_t *parents) {
+  int32_t *joint_of = skn__alloc((g->node_count ? g->node_count : 1) * sizeof *joint_of);
+  int32_t *nearest = skn__alloc((g->node_count ? g->node_count : 1) * sizeof *nearest); /* a node's nearest joint
+                                                                                           ancestor, itself excluded */
+  if (joint_of && nearest) {
+    for (uint32_t i = 0; i < g->node_count; ++i) joint_of[i] = -1;
+    for (uint32_t j = 0; j < sk->joint_count; ++j) joint_of[sk->joints[j]] = (int32_t)j;
+    for (uint32_t k = 0; k < g->node_count; ++k) {
+      uint32_t n = g->node_order[k];
+      int32_t p = g->nodes[n].parent;
+      nearest[n] = p < 0 ? -1 : joint_of[p] >= 0 ? joint_of[p] : nearest[p];
+    }
+    for (uint32_t j = 0; j < sk->joint_count; ++j) parents[j] = nearest[sk->joints[j]];
   }
+  int ok = joint_of && nearest;
   skn__free(joint_of);
+  skn__free(nearest);
+  return ok;
+}
+
+/* FNV-1a, 64 bits (Fowler, Noll, Vo): a fingerprint, not a defence
+ * against a forger — a host that poses a rig with the wrong document errs,
+ * it does not attack itself. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+  const uint8_t *p = data;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+/* What a rig bound from skin sk relies on when skn_gltf_pose sets it: its
+ * joints (as nodes), their hierarchy (`parents`, joint_parents') and their
+ * inverse bind matrices. Documents whose skins agree in all three pose each
+ * other's rigs right. Never 0, a rig's "not from glTF". */
+static uint64_t skin_fingerprint(const skn_gltf *g, const gltf_skin *sk, const int32_t *parents) {
+  uint64_t h = fnv1a(14695981039346656037ull, &sk->joint_count, sizeof sk->joint_count);
+  for (uint32_t j = 0; j < sk->joint_count; ++j) {
+    float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    if (sk->inverse_bind >= 0) skn__gltf_read_float(g, (uint32_t)sk->inverse_bind, j, m);
+    h = fnv1a(h, &sk->joints[j], sizeof sk->joints[j]);
+    h = fnv1a(h, &parents[j], sizeof parents[j]);
+    h = fnv1a(h, m, sizeof m);
+  }
+  return h ? h : 1;
 }
 
 /* A morph target's entries as skn_bind takes them (skn_morph_target). */
@@ -101,9 +136,9 @@ static int read_arrays(const skn_gltf *g, const gltf_skinned *sp, int with_trian
   a->weights = skn__alloc((size_t)n * k * sizeof(float));
   a->triangles = tris ? skn__alloc((size_t)tris * 3 * sizeof(uint32_t)) : NULL;
   if (!a->parents || !a->inverse_bind || !a->positions || (p->normal >= 0 && !a->normals) ||
-      (p->tangent >= 0 && !a->tangents) || !a->joints || !a->weights || (tris && !a->triangles))
+      (p->tangent >= 0 && !a->tangents) || !a->joints || !a->weights || (tris && !a->triangles) ||
+      !joint_parents(g, sk, a->parents))
     return 0;
-  joint_parents(g, sk, a->parents);
   for (uint32_t j = 0; j < J; ++j) {
     float *m = a->inverse_bind + (size_t)j * 16;
     if (sk->inverse_bind >= 0) {
@@ -271,6 +306,7 @@ SKN_API skn_status skn_gltf_bind(const skn_gltf *g, const skn_gltf_bind_desc *ca
     d.morph_weights = a.morph_weights;
     d.morph_target_count = a.target_count;
     s = skn_bind(&d, out_rig);
+    if (s == SKN_OK) (*out_rig)->gltf_skin = skin_fingerprint(g, &g->skins[sp->skin], a.parents);
   }
   free_arrays(&a);
   return s;
@@ -289,9 +325,16 @@ SKN_API skn_status skn_gltf_pose(const skn_gltf *g, uint32_t primitive, uint32_t
   const gltf_skinned *sp = &g->skinned[primitive];
   const gltf_skin *sk = &g->skins[sp->skin];
   uint32_t targets = g->primitives[sp->primitive].target_count, rig_targets = pose->rig->morph_count;
-  if (pose->rig->joint_count != sk->joint_count)
-    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_pose: the pose's rig has %u joints, skins[%u] has %u",
-                     pose->rig->joint_count, sp->skin, sk->joint_count);
+  int32_t *parents = skn__alloc((sk->joint_count ? sk->joint_count : 1) * sizeof *parents);
+  uint64_t fingerprint = parents && joint_parents(g, sk, parents) ? skin_fingerprint(g, sk, parents) : 0;
+  skn__free(parents);
+  if (!fingerprint) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_pose: out of memory");
+  if (pose->rig->gltf_skin != fingerprint)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_pose: the pose's rig was not bound from primitive %u's skins[%u] "
+                     "(%s): pose a rig with the document it was bound from", primitive, sp->skin,
+                     !pose->rig->gltf_skin ? "it was bound by skn_bind"
+                     : pose->rig->joint_count != sk->joint_count ? "its joint count differs"
+                     : "its joints, hierarchy or inverse bind matrices differ");
   if (rig_targets && rig_targets != targets) /* a rig bound without them: the weights have no use */
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_pose: the pose's rig has %u morph targets, primitive %u has %u",
                      rig_targets, primitive, targets);

@@ -26,6 +26,7 @@ typedef struct options {
   skn_bind_layout layout;
   int frames, width, height;
   int gpu;                   /* --gpu: skin and draw on the GPU (render) */
+  int any_path;              /* --any-path: the file's buffers may name files outside its folder */
   float weights[MAX_WEIGHTS];/* --weights: the morph targets' weights, overriding the document's */
   uint32_t weight_count;
 } options;
@@ -55,6 +56,8 @@ int posed_mesh_skin(posed_mesh *m, float time, skn_method method, skn_dqs_scale 
                     float *normals);
 void posed_mesh_close(posed_mesh *m);
 int fail_input(const char *what);
+/* skn_gltf_open, or with SKN_GLTF_OPEN_ANY_PATH where --any-path says so. */
+skn_status open_document(const options *o, skn_gltf **out);
 
 int cmd_info(int argc, char **argv);
 int cmd_skin(int argc, char **argv);

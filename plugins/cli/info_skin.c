@@ -7,11 +7,11 @@
 
 int cmd_info(int argc, char **argv) {
   options o;
-  int rc = parse_options(argc, argv, 2, "", &o);
+  int rc = parse_options(argc, argv, 2, "any-path", &o);
   if (rc) return rc;
   skn_gltf *g;
   skn_gltf_info info = {sizeof info};
-  if (skn_gltf_open(o.file, &g) || skn_gltf_info_get(g, &info)) return fail_input(o.file);
+  if (open_document(&o, &g) || skn_gltf_info_get(g, &info)) return fail_input(o.file);
   printf("%s: %u skinned primitive(s), %u skin(s), %u animation(s), %u nodes\n", o.file, info.primitive_count,
          info.skin_count, info.animation_count, info.node_count);
   for (uint32_t p = 0; p < info.primitive_count; ++p) {
@@ -96,7 +96,7 @@ static const char *output_format(const options *o) {
 
 int cmd_skin(int argc, char **argv) {
   options o;
-  int rc = parse_options(argc, argv, 2, "primitive animation time method dqs-scale blend layout weights format o", &o);
+  int rc = parse_options(argc, argv, 2, "primitive animation time method dqs-scale blend layout weights format any-path o", &o);
   if (rc) return rc;
   if (o.method_count != 1) return fprintf(stderr, "skn: skin takes one --method\n"), EXIT_USAGE;
   if (!output_format(&o))

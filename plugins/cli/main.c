@@ -13,7 +13,13 @@ static const char *HELP =
     "\n"
     "skn COMMAND --help tells more. Exit status: 0 done, 1 bad input, 2 bad usage.\n";
 
-static const char *HELP_INFO = "usage: skn info FILE\n\nDescribes a .gltf or .glb file: its skinned primitives, skins and animations.\n";
+#define FILE_OPTIONS                                                                                   \
+  "  --any-path           let the file's buffers name files outside its folder (absolute paths, ..):\n"  \
+  "                       for files you trust; by default only files in its folder are read\n"
+
+static const char *HELP_INFO =
+    "usage: skn info FILE [--any-path]\n\nDescribes a .gltf or .glb file: its skinned primitives, skins and animations.\n\n"
+    FILE_OPTIONS;
 
 #define POSE_OPTIONS                                                                                   \
   "  --primitive N        the skinned primitive, counted in document order from 0 (default 0)\n"         \
@@ -23,7 +29,8 @@ static const char *HELP_INFO = "usage: skn info FILE\n\nDescribes a .gltf or .gl
   "  --dqs-scale polar|keep-y  how dqs, blend and cor split scale from rotation (default polar)\n"       \
   "  --blend B            the LBS/DQS mix for --method blend, in [0, 1] (default 0.5)\n"                   \
   "  --layout full|compact  bind with full-precision or compact weights and normals (default full)\n"                 \
-  "  --weights W0,W1,...    the first morph targets' weights, in place of the document's\n"
+  "  --weights W0,W1,...    the first morph targets' weights, in place of the document's\n"             \
+  FILE_OPTIONS
 
 static const char *HELP_SKIN =
     "usage: skn skin FILE [options]\n\nWrites the skinned mesh, in the primitive's accessor order, in the scene's world space.\n\n" POSE_OPTIONS

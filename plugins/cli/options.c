@@ -119,9 +119,9 @@ int parse_options(int argc, char **argv, int first, const char *allowed, options
     memcpy(name, body, n);
     name[n] = 0;
     if (!allowed_here(allowed, name)) return usage_error("unknown option %s", a);
-    if (!strcmp(name, "gpu")) { /* the one option without a value */
+    if (!strcmp(name, "gpu") || !strcmp(name, "any-path")) { /* the options without a value */
       if (eq) return usage_error("%s takes no value", a);
-      o->gpu = 1;
+      *(!strcmp(name, "gpu") ? &o->gpu : &o->any_path) = 1;
       continue;
     }
     if (eq) value = eq + 1;

@@ -56,10 +56,17 @@ static int resolve_animation(posed_mesh *m, const options *o, uint32_t count) {
   return skn_gltf_find_animation(m->gltf, o->animation, &m->animation) ? unknown_animation(m, o, count) : EXIT_OK;
 }
 
+skn_status open_document(const options *o, skn_gltf **out) {
+  skn_gltf_open_desc d = {sizeof d};
+  d.path = o->file;
+  d.flags = o->any_path ? SKN_GLTF_OPEN_ANY_PATH : 0;
+  return skn_gltf_open_with(&d, out);
+}
+
 int posed_mesh_open(posed_mesh *m, const options *o) {
   memset(m, 0, sizeof *m);
   skn_gltf_info info = {sizeof info};
-  if (skn_gltf_open(o->file, &m->gltf) || skn_gltf_info_get(m->gltf, &info)) return fail_input(o->file);
+  if (open_document(o, &m->gltf) || skn_gltf_info_get(m->gltf, &info)) return fail_input(o->file);
   m->info.struct_size = sizeof m->info;
   m->primitive = o->primitive;
   m->options = o;

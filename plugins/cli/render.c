@@ -184,7 +184,7 @@ static int render(posed_mesh *m, const options *o, const render_backend *be, flo
 
 int cmd_render(int argc, char **argv) {
   options o;
-  int rc = parse_options(argc, argv, 2, "primitive animation time method compare dqs-scale blend layout frames size gpu o", &o);
+  int rc = parse_options(argc, argv, 2, "primitive animation time method compare dqs-scale blend layout frames size gpu any-path o", &o);
   if (rc) return rc;
   if (!o.out) return fprintf(stderr, "skn: render needs -o OUT.png (see --help)\n"), EXIT_USAGE;
   if (!o.width) o.width = o.height = 360;

@@ -113,6 +113,15 @@ inline void check(skn_status s) {
 }  // namespace detail
 #endif
 
+// A morph target (skn_morph_target): offsets for the listed vertices, or
+// for every vertex (a dense target: vertices empty), 3 floats an entry.
+struct MorphTarget {
+  Span<const uint32_t> vertices;  // the entries' vertices, or none: one entry a vertex
+  Span<const float> positions;    // 3 an entry, required
+  Span<const float> normals;      // 3 an entry, or none (needs the rig's normals)
+  Span<const float> tangents;     // 3 an entry, or none (needs the rig's tangents)
+};
+
 // What skn_bind reads, as arrays with their counts (tightly packed): the
 // joint count is bind_matrices' (or inverse_bind_matrices') size / 16, the
 // vertex count positions' size / 3.
@@ -134,6 +143,8 @@ struct BindInput {
   uint32_t max_influences = 0;
   float min_weight = 0.0f;
   skn_bind_layout layout = SKN_LAYOUT_FULL;
+  Span<const MorphTarget> morph_targets;    // blend shapes applied before skinning, or none
+  Span<const float> morph_weights;          // a new pose's weights, a target each, or none (all 0)
 };
 
 // Where skn_skin writes, addressed by absolute vertex index (tightly packed).
@@ -168,6 +179,7 @@ class Rig {
   uint32_t vertex_count() const noexcept { return info_.vertex_count; }
 
   static skn_status try_bind(const BindInput &in, Rig &out);
+  uint32_t morph_target_count() const noexcept { return info_.morph_target_count; }
   // Adopts a rig made by C (skn_bind, skn_gltf_bind).
   static skn_status try_adopt(skn_rig *rig, Rig &out) {
     Rig r;
@@ -193,6 +205,7 @@ class Rig {
 
  private:
   friend class Pose;
+  static skn_status morph_targets(const BindInput &in, std::size_t v, std::vector<skn_morph_target> &out);
   std::shared_ptr<skn_rig> rig_;  // shared with the rig's poses
   skn_rig_info info_{};
 };
@@ -226,6 +239,16 @@ class Pose {
     if (m.size() % 16) return detail::fail(SKN_ERR_INVALID_ARGUMENT, "matrices: %llu floats, not 16 a joint", m.size());
     return skn_pose_set_model(pose_, first, count(m.size() / 16), m.data());
   }
+  // The weights of morph targets [first, first + weights.size()).
+  skn_status try_set_morph_weights(uint32_t first, Span<const float> weights) {
+    if (skn_status s = usable()) return s;
+    return skn_pose_set_morph_weights(pose_, first, count(weights.size()), weights.data());
+  }
+  // Morph targets [first, first + out.size())'s weights into out.
+  skn_status try_morph_weights(uint32_t first, Span<float> out) const {
+    if (skn_status s = usable()) return s;
+    return skn_pose_morph_weights(pose_, first, count(out.size()), out.data());
+  }
   // The palette in `format`; dst shorter than the joints' need is refused by C.
   skn_status try_palette(skn_palette_format format, Span<float> dst) const {
     if (skn_status s = usable()) return s;
@@ -238,6 +261,8 @@ class Pose {
 #ifdef SKN_HPP_EXCEPTIONS
   void set_local(uint32_t first, Span<const skn_transform> local) { detail::check(try_set_local(first, local)); }
   void set_model(uint32_t first, Span<const float> m) { detail::check(try_set_model(first, m)); }
+  void set_morph_weights(uint32_t first, Span<const float> w) { detail::check(try_set_morph_weights(first, w)); }
+  void morph_weights(uint32_t first, Span<float> out) const { detail::check(try_morph_weights(first, out)); }
   void palette(skn_palette_format format, Span<float> dst) const { detail::check(try_palette(format, dst)); }
   void gpu_palette(const skn_gpu_desc &desc, Span<float> dst) const { detail::check(try_gpu_palette(desc, dst)); }
 #endif
@@ -280,6 +305,8 @@ inline skn_status Rig::try_bind(const BindInput &in, Rig &out) {
   if (in.joints.size() != n || in.weights.size() != n)
     return fail(SKN_ERR_INVALID_ARGUMENT, "joints and weights: %llu and %llu, expected %llu each",
                 in.joints.size(), in.weights.size(), n);
+  std::vector<skn_morph_target> targets;
+  if ((s = morph_targets(in, v, targets))) return s;
   skn_bind_desc d = {};
   d.struct_size = sizeof d;
   d.joint_count = (uint32_t)j;
@@ -302,9 +329,44 @@ inline skn_status Rig::try_bind(const BindInput &in, Rig &out) {
   d.triangles = in.triangles.empty() ? nullptr : in.triangles.data();
   d.triangle_count = (uint32_t)(in.triangles.size() / 3);
   d.layout = in.layout;
+  d.morph_targets = targets.empty() ? nullptr : targets.data();
+  d.morph_weights = in.morph_weights.empty() ? nullptr : in.morph_weights.data();
+  d.morph_target_count = (uint32_t)targets.size();
   skn_rig *rig = nullptr;
   if ((s = skn_bind(&d, &rig))) return s;
   return try_adopt(rig, out);
+}
+
+// bind's morph targets as C takes them, every array checked against its entries.
+inline skn_status Rig::morph_targets(const BindInput &in, std::size_t v, std::vector<skn_morph_target> &out) {
+  using detail::fail;
+  if (in.morph_targets.empty() && !in.morph_weights.empty())
+    return fail(SKN_ERR_INVALID_ARGUMENT, "morph_weights: %llu without morph_targets", in.morph_weights.size());
+  if (skn_status s = detail::exactly(in.morph_weights, in.morph_targets.size(), "morph_weights")) return s;
+  if (in.morph_targets.size() > UINT32_MAX) return fail(SKN_ERR_INVALID_ARGUMENT, "more than 2^32-1 morph targets");
+  out.resize(in.morph_targets.size());
+  for (std::size_t t = 0; t < out.size(); ++t) {
+    const MorphTarget &m = in.morph_targets[t];
+    const std::size_t n = m.vertices.empty() ? v : m.vertices.size();
+    if (n > UINT32_MAX) return fail(SKN_ERR_INVALID_ARGUMENT, "morph_targets[%llu]: more than 2^32-1 entries", t);
+    if (m.positions.size() != 3 * n)
+      return fail(SKN_ERR_INVALID_ARGUMENT, "morph_targets[%llu].positions: %llu floats, expected 3 x %llu entries", t,
+                  m.positions.size(), n);
+    if (!m.normals.empty() && m.normals.size() != 3 * n)
+      return fail(SKN_ERR_INVALID_ARGUMENT, "morph_targets[%llu].normals: %llu floats, expected 3 x %llu entries", t,
+                  m.normals.size(), n);
+    if (!m.tangents.empty() && m.tangents.size() != 3 * n)
+      return fail(SKN_ERR_INVALID_ARGUMENT, "morph_targets[%llu].tangents: %llu floats, expected 3 x %llu entries", t,
+                  m.tangents.size(), n);
+    skn_morph_target &c = out[t];
+    c = {};
+    c.count = (uint32_t)n;
+    c.vertices = m.vertices.empty() ? nullptr : m.vertices.data();
+    c.positions.data = m.positions.data();
+    c.normals.data = m.normals.empty() ? nullptr : m.normals.data();
+    c.tangents.data = m.tangents.empty() ? nullptr : m.tangents.data();
+  }
+  return SKN_OK;
 }
 
 inline skn_status Rig::try_pose(Pose &out) const {
@@ -373,9 +435,26 @@ class Gltf {
   explicit operator bool() const noexcept { return doc_ != nullptr; }
   const skn_gltf_info &info() const noexcept { return info_; }
 
-  static skn_status try_open(const char *path, Gltf &out) { return adopt(path, nullptr, 0, out); }
-  static skn_status try_open_memory(Span<const unsigned char> bytes, Gltf &out) {
-    return adopt(nullptr, bytes.data(), bytes.size(), out);
+  // flags: SKN_GLTF_OPEN_ANY_PATH lets a trusted document's buffers name files outside its folder.
+  static skn_status try_open(const char *path, Gltf &out, uint32_t flags = 0) {
+    skn_gltf_open_desc d = {};
+    d.struct_size = sizeof d;
+    d.path = path;
+    d.flags = flags;
+    if (!path) return detail::fail(SKN_ERR_INVALID_ARGUMENT, "path: required");
+    return adopt(d, out);
+  }
+  // folder: where a .gltf's relative buffer URIs are read from (nullptr: data: URIs only).
+  static skn_status try_open_memory(Span<const unsigned char> bytes, Gltf &out, const char *folder = nullptr,
+                                    uint32_t flags = 0) {
+    skn_gltf_open_desc d = {};
+    d.struct_size = sizeof d;
+    d.data = bytes.data();
+    d.size = bytes.size();
+    d.folder = folder;
+    d.flags = flags;
+    if (!bytes.data()) return detail::fail(SKN_ERR_INVALID_ARGUMENT, "bytes: required");
+    return adopt(d, out);
   }
   skn_status try_primitive(uint32_t primitive, skn_gltf_primitive_info &out) const {
     if (skn_status s = usable()) return s;
@@ -425,14 +504,14 @@ class Gltf {
     return skn_gltf_pose(doc_.get(), primitive, animation, time, pose.get());
   }
 #ifdef SKN_HPP_EXCEPTIONS
-  static Gltf open(const char *path) {
+  static Gltf open(const char *path, uint32_t flags = 0) {
     Gltf g;
-    detail::check(try_open(path, g));
+    detail::check(try_open(path, g, flags));
     return g;
   }
-  static Gltf open_memory(Span<const unsigned char> bytes) {
+  static Gltf open_memory(Span<const unsigned char> bytes, const char *folder = nullptr, uint32_t flags = 0) {
     Gltf g;
-    detail::check(try_open_memory(bytes, g));
+    detail::check(try_open_memory(bytes, g, folder, flags));
     return g;
   }
   skn_gltf_primitive_info primitive(uint32_t i) const {
@@ -469,10 +548,10 @@ class Gltf {
   struct Closer {
     void operator()(skn_gltf *g) const noexcept { skn_gltf_close(g); }
   };
-  static skn_status adopt(const char *path, const void *bytes, std::size_t size, Gltf &out) {
+  static skn_status adopt(const skn_gltf_open_desc &d, Gltf &out) {
     if (skn_status s = detail::check_library()) return s;
     skn_gltf *g = nullptr;
-    skn_status s = path ? skn_gltf_open(path, &g) : skn_gltf_open_memory(bytes, size, &g);
+    skn_status s = skn_gltf_open_with(&d, &g);
     if (s) return s;
     Gltf made;
     made.doc_.reset(g);

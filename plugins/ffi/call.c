@@ -60,6 +60,7 @@ static const char *const handle_names[] = {"none", "rig", "pose", "gltf"};
 static skn_ffi_handle new_handle(skn_ffi *f, int kind, void *ptr, uint32_t rig) {
   uint32_t i = 0;
   while (i < f->nslots && f->slots[i].kind != H_NONE) ++i;
+  if (i + 1 >= 1u << HANDLE_SLOT_BITS) return 0; /* as many live handles as a handle can number */
   if (i == f->cap) {
     uint32_t cap = f->cap ? 2 * f->cap : 16;
     handle_slot *s = realloc(f->slots, cap * sizeof *s);
@@ -71,13 +72,30 @@ static skn_ffi_handle new_handle(skn_ffi *f, int kind, void *ptr, uint32_t rig) 
   handle_slot *s = &f->slots[i];
   s->kind = kind, s->ptr = ptr, s->rig = rig, s->poses = 0;
   if (kind == H_POSE) ++f->slots[rig].poses;
-  return (uint64_t)s->generation << 32 | (i + 1);
+  const uint32_t generation = s->generation & ((1u << HANDLE_GENERATION_BITS) - 1u);
+  return (uint64_t)f->instance << (HANDLE_SLOT_BITS + HANDLE_GENERATION_BITS) |
+         (uint64_t)generation << HANDLE_SLOT_BITS | (i + 1);
 }
 
+static int of_this_instance(const skn_ffi *f, skn_ffi_handle h) {
+  return HANDLE_FIELD(h, HANDLE_SLOT_BITS + HANDLE_GENERATION_BITS, HANDLE_INSTANCE_BITS) == f->instance;
+}
+
+/* The slot index of a handle (its own field, less the + 1). */
+static uint32_t slot_index(skn_ffi_handle h) { return HANDLE_FIELD(h, 0, HANDLE_SLOT_BITS) - 1u; }
+
 static handle_slot *slot_of(skn_ffi *f, skn_ffi_handle h, int kind) {
-  uint32_t i = (uint32_t)h - 1;
-  if (!h || i >= f->nslots || f->slots[i].kind != kind || f->slots[i].generation != (uint32_t)(h >> 32)) return NULL;
+  uint32_t i = slot_index(h);
+  if (!h || !of_this_instance(f, h) || i >= f->nslots || f->slots[i].kind != kind ||
+      (f->slots[i].generation & ((1u << HANDLE_GENERATION_BITS) - 1u)) != HANDLE_FIELD(h, HANDLE_SLOT_BITS, HANDLE_GENERATION_BITS))
+    return NULL;
   return &f->slots[i];
+}
+
+/* Why h is not a live handle of `kind`, for a message. */
+static const char *not_live(const skn_ffi *f, skn_ffi_handle h) {
+  return h && !of_this_instance(f, h) ? "a handle of another skn_ffi instance"
+                                      : "not a live handle of that kind (destroyed, or another kind)";
 }
 
 void *skn_ffi__pointer(skn_ffi *f, skn_ffi_handle h, int kind) {
@@ -108,14 +126,16 @@ static int convert(skn_ffi *f, const function_desc *fn, const param *p, const sk
       void *ptr = v->kind == SKN_FFI_HANDLE ? skn_ffi__pointer(f, v->as.handle, p->handle) : NULL;
       if (!ptr)
         return skn_ffi__fail(f, f->status.invalid, "%s: %s: %s", fname, p->name,
-                             v->kind != SKN_FFI_HANDLE ? "a handle is needed"
-                                                       : "not a live handle of that kind (destroyed, or another kind)");
+                             v->kind != SKN_FFI_HANDLE ? "a handle is needed" : not_live(f, v->as.handle));
       c->ptr = ptr;
       return OK;
     }
     case K_STRUCT:
       if (v->kind != SKN_FFI_RECORD || !v->as.record || v->as.record->s != p->sub)
         return skn_ffi__fail(f, f->status.invalid, "%s: %s: a %s record is needed", fname, p->name, f->structs[p->sub].name);
+      if (v->as.record->f != f)
+        return skn_ffi__fail(f, f->status.invalid, "%s: %s: a record of another skn_ffi instance (or of a closed one)",
+                             fname, p->name);
       c->ptr = v->as.record->mem;
       return OK;
     case K_ARRAY:
@@ -156,7 +176,10 @@ static int destroys(skn_ffi *f, const function_desc *fn, const skn_ffi_value *ar
            : !strcmp(fn->name, "skn_gltf_close") ? H_GLTF : H_NONE;
   if (kind == H_NONE) return -1;
   handle_slot *s = args[0].kind == SKN_FFI_HANDLE ? slot_of(f, args[0].as.handle, kind) : NULL;
-  if (!s) return skn_ffi__fail(f, f->status.invalid, "%s: not a live %s handle", fn->name + 4, handle_names[kind]);
+  if (!s)
+    return skn_ffi__fail(f, f->status.invalid, "%s: not a live %s handle%s", fn->name + 4, handle_names[kind],
+                         args[0].kind == SKN_FFI_HANDLE && args[0].as.handle && !of_this_instance(f, args[0].as.handle)
+                             ? " (a handle of another skn_ffi instance)" : "");
   if (kind == H_RIG && s->poses)
     return skn_ffi__fail(f, f->status.invalid, "rig_destroy: %u poses of this rig are alive; destroy them first", s->poses);
   void *ptr = s->ptr, *argv[] = {&ptr};
@@ -172,6 +195,9 @@ int skn_ffi_call(skn_ffi *f, const char *name, const skn_ffi_value *args, size_t
   const int has_out = fn->nparams > 0 && fn->params[fn->nparams - 1].kind == K_OUT;
   const size_t want = (size_t)(fn->nparams - has_out);
   if (nargs != want) return skn_ffi__fail(f, f->status.invalid, "%s: %zu arguments, the call takes %zu", name + 4, nargs, want);
+  if (has_out && !result) /* a handle made and not returned could never be freed */
+    return skn_ffi__fail(f, f->status.invalid, "%s: result is required: the call's %s goes there", name + 4,
+                         fn->params[want].name);
   int rc = destroys(f, fn, args);
   if (rc >= 0) return rc;
   slot_value values[MAX_PARAMS];
@@ -200,7 +226,7 @@ int skn_ffi_call(skn_ffi *f, const char *name, const skn_ffi_value *args, size_t
   const param *out = &fn->params[want];
   if (out->handle) {
     uint32_t rig = 0;
-    if (out->handle == H_POSE) rig = (uint32_t)args[0].as.handle - 1;
+    if (out->handle == H_POSE) rig = slot_index(args[0].as.handle);
     skn_ffi_handle h = new_handle(f, out->handle, (void *)out_value.ptr, rig);
     if (!h) return skn_ffi__fail(f, f->status.no_memory, "%s: out of memory for a handle", name + 4);
     result->kind = SKN_FFI_HANDLE, result->as.handle = h;
@@ -261,6 +287,9 @@ skn_ffi *skn_ffi_open(const char *path, char *error, size_t error_bytes) {
   }
   get->address = sym.fn;
   memcpy(&f->api_size, f->api, 4);
+  static uint32_t instances; /* numbers instances apart in their handles (wrapping, never 0) */
+  do f->instance = __atomic_add_fetch(&instances, 1, __ATOMIC_RELAXED) & ((1u << HANDLE_INSTANCE_BITS) - 1u);
+  while (!f->instance);
   find_functions(f);
   uint32_t version = 0;
   const function_desc *v = skn_ffi__function(f, "skn_version");
@@ -286,6 +315,7 @@ void skn_ffi_close(skn_ffi *f) {
         ffi_call((ffi_cif *)&fn->cif, fn->address, NULL, argv);
         free_slot(f, &f->slots[i]);
       }
+  skn_ffi__records_detach(f);
   dlclose(f->library);
   free(f->slots);
   free(f);

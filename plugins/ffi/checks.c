@@ -88,14 +88,22 @@ static int array_vs_count(skn_ffi *f, const char *call, const skn_ffi_value *arr
 
 static int check_set_local(skn_ffi *f, const skn_ffi_value *a) { return array_vs_count(f, "pose_set_local", &a[3], &a[2], 40, "local"); }
 static int check_set_model(skn_ffi *f, const skn_ffi_value *a) { return array_vs_count(f, "pose_set_model", &a[3], &a[2], 64, "joint_to_model16"); }
+static int check_set_morph_weights(skn_ffi *f, const skn_ffi_value *a) {
+  return array_vs_count(f, "pose_set_morph_weights", &a[3], &a[2], 4, "weights");
+}
 static int check_morph_weights(skn_ffi *f, const skn_ffi_value *a) {
-  return array_vs_count(f, "pose_morph_weights", &a[3], &a[2], 4, "weights");
+  return array_vs_count(f, "pose_morph_weights", &a[3], &a[2], 4, "out");
 }
 static int check_palette(skn_ffi *f, const skn_ffi_value *a) { return array_vs_count(f, "pose_palette", &a[2], &a[3], 1, "dst"); }
 static int check_gpu_palette(skn_ffi *f, const skn_ffi_value *a) { return array_vs_count(f, "pose_gpu_palette", &a[2], &a[3], 1, "dst"); }
 static int check_glsl(skn_ffi *f, const skn_ffi_value *a) { return array_vs_count(f, "glsl_source", &a[1], &a[2], 1, "dst"); }
 static int check_triangles(skn_ffi *f, const skn_ffi_value *a) { return array_vs_count(f, "gltf_triangles", &a[2], &a[3], 4, "dst"); }
 static int check_open_memory(skn_ffi *f, const skn_ffi_value *a) { return array_vs_count(f, "gltf_open_memory", &a[0], &a[1], 1, "data"); }
+
+static int check_open_with(skn_ffi *f, const skn_ffi_value *a) {
+  const skn_ffi_record *d = a[0].as.record;
+  return field_array(f, "gltf_open_with", d, "data", skn_ffi__record_uint(d, "size"));
+}
 
 static int check_gltf_bind(skn_ffi *f, const skn_ffi_value *a) {
   const skn_ffi_record *d = a[1].as.record;
@@ -144,10 +152,11 @@ static int check_records(skn_ffi *f, const function_desc *fn, const skn_ffi_valu
 int skn_ffi__check_lengths(skn_ffi *f, const function_desc *fn, const skn_ffi_value *args) {
   static const struct { const char *name; int (*check)(skn_ffi *, const skn_ffi_value *); } rules[] = {
       {"skn_bind", check_bind}, {"skn_skin", check_skin}, {"skn_pose_set_local", check_set_local},
-      {"skn_pose_set_model", check_set_model}, {"skn_pose_set_morph_weights", check_morph_weights},
+      {"skn_pose_set_model", check_set_model}, {"skn_pose_set_morph_weights", check_set_morph_weights},
       {"skn_pose_morph_weights", check_morph_weights}, {"skn_pose_palette", check_palette},
       {"skn_pose_gpu_palette", check_gpu_palette}, {"skn_glsl_source", check_glsl},
       {"skn_gltf_triangles", check_triangles}, {"skn_gltf_open_memory", check_open_memory},
+      {"skn_gltf_open_with", check_open_with},
       {"skn_gltf_bind", check_gltf_bind}, {"skn_rig_gpu_attributes", check_gpu_attributes}};
   int rc = check_records(f, fn, args);
   for (size_t i = 0; !rc && i < sizeof rules / sizeof rules[0]; ++i)

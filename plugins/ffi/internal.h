@@ -8,7 +8,7 @@
 
 #include "skn_ffi.h"
 
-enum { NAME_MAX_ = 48, MAX_FIELDS = 36, MAX_PARAMS = 8, MAX_STRUCTS = 20, MAX_FUNCTIONS = 40, MAX_CONSTANTS = 96 };
+enum { NAME_MAX_ = 48, MAX_FIELDS = 48, MAX_PARAMS = 8, MAX_STRUCTS = 20, MAX_FUNCTIONS = 40, MAX_CONSTANTS = 96 };
 
 /* What a field or parameter is. */
 typedef enum type_kind {
@@ -71,6 +71,14 @@ typedef struct handle_slot {
   uint32_t poses;      /* a rig: its live poses */
 } handle_slot;
 
+/* A handle: the instance that made it, its slot's generation and the slot
+ * (+ 1, so that 0 is none), so that a handle is recognised as stale, or as
+ * another instance's, and never used as this one's. */
+#define HANDLE_SLOT_BITS 20u  /* a million live handles an instance */
+#define HANDLE_GENERATION_BITS 20u
+#define HANDLE_INSTANCE_BITS 24u
+#define HANDLE_FIELD(h, shift, bits) ((uint32_t)((h) >> (shift)) & ((1u << (bits)) - 1u))
+
 struct skn_ffi {
   void *library;
   const unsigned char *api; /* the skn_api table */
@@ -83,6 +91,8 @@ struct skn_ffi {
   int nconstants;
   handle_slot *slots;
   uint32_t nslots, cap;
+  uint32_t instance;  /* this instance's number in its handles (HANDLE_INSTANCE_BITS, never 0) */
+  struct skn_ffi_record *records; /* live records, detached at close */
   struct { uint32_t invalid, no_memory, unsupported; } status; /* from the description's skn_status */
   char message[512];  /* the adapter's own last refusal, where the library cannot hold it */
   int own_message;
@@ -95,7 +105,8 @@ typedef struct array_ref {
 } array_ref;
 
 struct skn_ffi_record {
-  skn_ffi *f;
+  skn_ffi *f;          /* NULL once its instance is closed: set, get and calls refuse it */
+  struct skn_ffi_record *prev, *next; /* f->records */
   int s;               /* its struct */
   unsigned char *mem;  /* the struct's bytes, as C lays it out (libffi's offsets) */
   array_ref refs[MAX_FIELDS];
@@ -115,6 +126,7 @@ const field *skn_ffi__field(const skn_ffi *f, int s, const char *path, size_t *o
 const skn_ffi_value *skn_ffi__record_array(const skn_ffi_record *r, const char *path);
 uint64_t skn_ffi__record_uint(const skn_ffi_record *r, const char *path);
 size_t skn_ffi__elem_size(int elem);
+void skn_ffi__records_detach(skn_ffi *f); /* at close: its records refuse use from then on */
 
 /* call.c */
 int skn_ffi__fail(skn_ffi *f, int status, const char *format, ...);

@@ -23,6 +23,9 @@ skn_ffi_record *skn_ffi_record_new(skn_ffi *f, const char *struct_name) {
     return NULL;
   }
   r->f = f, r->s = s;
+  r->next = f->records;
+  if (r->next) r->next->prev = r;
+  f->records = r;
   const field *first = &f->structs[s].fields[0];
   if (!strcmp(first->name, "struct_size")) {
     uint32_t size = (uint32_t)f->structs[s].type.size;
@@ -32,7 +35,21 @@ skn_ffi_record *skn_ffi_record_new(skn_ffi *f, const char *struct_name) {
 }
 
 void skn_ffi_record_free(skn_ffi_record *r) {
-  if (r) free(r->mem), free(r);
+  if (!r) return;
+  if (r->f) { /* unlinked from a live instance; a closed one's records are loose already */
+    if (r->prev) r->prev->next = r->next;
+    else r->f->records = r->next;
+    if (r->next) r->next->prev = r->prev;
+  }
+  free(r->mem), free(r);
+}
+
+void skn_ffi__records_detach(skn_ffi *f) {
+  for (skn_ffi_record *r = f->records, *next; r; r = next) {
+    next = r->next;
+    r->f = NULL, r->prev = r->next = NULL;
+  }
+  f->records = NULL;
 }
 
 /* Any integer kind, as a value and whether it is negative. */
@@ -95,7 +112,7 @@ static int set_scalar(skn_ffi_record *r, const char *path, type_kind k, unsigned
 }
 
 int skn_ffi_record_set(skn_ffi_record *r, const char *path, skn_ffi_value v) {
-  if (!r) return 1; /* SKN_ERR_INVALID_ARGUMENT, as skn_ffi.h says: no state to name it from */
+  if (!r || !r->f) return 1; /* SKN_ERR_INVALID_ARGUMENT, as skn_ffi.h says: no instance to name it from */
   size_t offset;
   const field *fd = skn_ffi__field(r->f, r->s, path, &offset);
   if (!fd) return skn_ffi__fail(r->f, r->f->status.invalid, "%s has no field %s", r->f->structs[r->s].name, path);
@@ -135,8 +152,9 @@ int skn_ffi_record_set(skn_ffi_record *r, const char *path, skn_ffi_value v) {
 
 int skn_ffi_record_get(const skn_ffi_record *r, const char *path, skn_ffi_value *out) {
   size_t offset;
-  const field *fd = r ? skn_ffi__field(r->f, r->s, path, &offset) : NULL;
-  if (!fd || fd->kind == K_STRUCT) return r ? skn_ffi__fail(r->f, r->f->status.invalid, "%s: not a field with a value", path) : 1;
+  if (!r || !r->f) return 1; /* SKN_ERR_INVALID_ARGUMENT: no instance to name it from */
+  const field *fd = skn_ffi__field(r->f, r->s, path, &offset);
+  if (!fd || fd->kind == K_STRUCT) return skn_ffi__fail(r->f, r->f->status.invalid, "%s: not a field with a value", path);
   const unsigned char *at = r->mem + offset;
   memset(out, 0, sizeof *out);
   switch (fd->kind) {

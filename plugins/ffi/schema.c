@@ -28,8 +28,8 @@
  * release only appends); skn_gltf_morph_target_name (its const char ** out
  * has no kind here yet). skn_bind_desc.morph_targets is described as bytes
  * for the layout, and checks.c refuses it set: a target's arrays need
- * their own length checks, which this adapter does not make yet (1.2's
- * morph targets are in the C ABI, C++ and Python).
+ * their own length checks, which this adapter does not make yet (morph
+ * targets bind through the C ABI and the C++, Python, Node and Lua adapters).
  * The functions are found through skn_api, whose fields name them (version
  * -> skn_version), so skn_api is described field by field. */
 #include "internal.h"
@@ -132,6 +132,13 @@ const char skn_ffi__schema[] =
     "  f32* blend_weights\n"
     "  u32 layout\n"
     "  u64 max_bytes\n"
+    "struct skn_gltf_open_desc\n"
+    "  u32 struct_size\n"
+    "  str path\n"
+    "  u8* data\n"
+    "  size size\n"
+    "  str folder\n"
+    "  u32 flags\n"
     "struct skn_gpu_desc\n"
     "  u32 struct_size\n"
     "  u32 method\n"
@@ -194,6 +201,7 @@ const char skn_ffi__schema[] =
     "  fn pose_set_morph_weights\n"
     "  fn pose_morph_weights\n"
     "  fn gltf_morph_target_name\n"
+    "  fn gltf_open_with\n"
     "function skn_version u32\n"
     "function skn_version_string str\n"
     "function skn_status_name str u32:status\n"
@@ -214,6 +222,7 @@ const char skn_ffi__schema[] =
     "function skn_skin status rig:rig pose:pose skn_skin_desc*:desc\n"
     "function skn_gltf_open status str:path out:gltf:out\n"
     "function skn_gltf_open_memory status u8*:data size:size out:gltf:out\n"
+    "function skn_gltf_open_with status skn_gltf_open_desc*:desc out:gltf:out\n"
     "function skn_gltf_close void gltf:gltf\n"
     "function skn_gltf_info_get status gltf:gltf skn_gltf_info*:out\n"
     "function skn_gltf_primitive_info_get status gltf:gltf u32:primitive skn_gltf_primitive_info*:out\n"
@@ -254,6 +263,8 @@ const char skn_ffi__schema[] =
     "  SKN_SIMD_FORCE_U32 2147483647\n"
     "enum -\n"
     "  SKN_GLTF_HAS_NORMALS 1\n  SKN_GLTF_HAS_TANGENTS 2\n"
+    "enum -\n"
+    "  SKN_GLTF_OPEN_ANY_PATH 1\n"
     "enum skn_glsl_dialect\n"
     "  SKN_GLSL_330 0\n  SKN_GLSL_300_ES 1\n  SKN_GLSL_DIALECT_FORCE_U32 2147483647\n"
     "enum skn_glsl_palette\n"

@@ -42,7 +42,7 @@ extern "C" {
 
 typedef struct skn_ffi skn_ffi;               /* a loaded libskn: its calls, structs, enums, handles */
 typedef struct skn_ffi_record skn_ffi_record; /* a struct value, set and read by field name */
-typedef uint64_t skn_ffi_handle;              /* a rig, pose or document; 0 is none */
+typedef uint64_t skn_ffi_handle;              /* a rig, pose or document of one skn_ffi; 0 is none */
 
 /* What a value is, as an interpreter tags its values. */
 typedef enum skn_ffi_kind {
@@ -83,16 +83,20 @@ typedef struct skn_ffi_value {
  * failure, with the reason in `error` (at least 256 bytes). */
 skn_ffi *skn_ffi_open(const char *path, char *error, size_t error_bytes);
 
-/* Destroys every handle still open (poses before their rigs), then unloads. */
+/* Destroys every handle still open (poses before their rigs), then unloads.
+ * Records made by it stay to be freed by skn_ffi_record_free; setting or
+ * reading one is refused from then on. */
 void skn_ffi_close(skn_ffi *f);
 
 /* Calls `function` (its name in skn.h, "skn_bind") with `args`: every
  * parameter in order except a final out-parameter, whose value (a handle, a
- * u32 index, a size) is written to *result; a function that returns
- * something other than a status writes that there instead. Returns the
- * call's status (0 = SKN_OK), or, when the arguments do not fit the
- * description, SKN_ERR_INVALID_ARGUMENT (1) with a message naming the
- * argument, before anything is called. */
+ * u32 index, a size) is written to *result, which is then required (a
+ * handle made and not returned could never be freed); a function that
+ * returns something other than a status writes that there instead.
+ * Returns the call's status (0 = SKN_OK), or, when the arguments do not fit
+ * the description, SKN_ERR_INVALID_ARGUMENT (1) with a message naming the
+ * argument, before anything is called. Handles and records are this
+ * instance's own: another instance's are refused. */
 int skn_ffi_call(skn_ffi *f, const char *function, const skn_ffi_value *args, size_t nargs,
                  skn_ffi_value *result);
 

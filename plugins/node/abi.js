@@ -33,6 +33,7 @@ const CONSTANTS = {
   SKN_RIG_HAS_CENTERS_OF_ROTATION: 8, SKN_RIG_COMPACT: 16, SKN_GLTF_HAS_NORMALS: 1, SKN_GLTF_HAS_TANGENTS: 2,
   SKN_GPU_NORMALS: 1, SKN_GPU_TANGENTS: 2, SKN_GLSL_NO_VERSION: 1, SKN_GPU_NEEDS_BLEND_WEIGHTS: 1,
   SKN_GPU_NEEDS_CENTERS: 2, SKN_GLTF_NO_ANIMATION: 0xFFFFFFFF, SKN_VERSION_MAJOR: ABI_MAJOR,
+  SKN_GLTF_OPEN_ANY_PATH: 1,
 };
 // What the package leaves out of the header, and why.
 const LEFT_OUT = {
@@ -87,6 +88,9 @@ const STRUCTS = {
     struct_size: u32, primitive: u32, centers_of_rotation: u32, max_influences: u32, min_weight: 'float',
     blend_weights: 'const float *', layout: u32, max_bytes: 'uint64_t',
   }),
+  skn_gltf_open_desc: koffi.struct('skn_gltf_open_desc', {
+    struct_size: u32, path: 'const char *', data: 'const void *', size: 'size_t', folder: 'const char *', flags: u32,
+  }),
   skn_gpu_desc: koffi.struct('skn_gpu_desc', {
     struct_size: u32, method: u32, dqs_scale: u32, influences: u32, outputs: u32, dialect: u32, palette: u32,
     joint_count: u32, flags: u32,
@@ -134,6 +138,7 @@ const PROTOTYPES = [
   'uint32_t skn_pose_morph_weights(const skn_pose *pose, uint32_t first, uint32_t count, _Out_ float *out)',
   'uint32_t skn_gltf_morph_target_name(const skn_gltf *gltf, uint32_t primitive, uint32_t target, _Out_ const char **out_name)',
   'uint32_t skn_rig_gpu_attributes(const skn_rig *rig, const skn_gpu_attributes *out)',
+  'uint32_t skn_gltf_open_with(const skn_gltf_open_desc *desc, _Out_ skn_gltf **out)',
 ];
 
 // The library: $SKN_LIBRARY, beside this package (an installed prefix's

@@ -40,6 +40,20 @@ export interface BindOptions {
   maxInfluences?: number;
   minWeight?: number;
   layout?: Layout;
+  /** blend shapes, applied before skinning (skn_morph_target) */
+  morphTargets?: MorphTarget[];
+  /** a new pose's weights, one a target (none: all 0) */
+  morphWeights?: Float32Array;
+}
+
+export interface MorphTarget {
+  /** 3 floats an entry: the position offsets */
+  positions: Float32Array;
+  /** 3 floats an entry; need the rig's normals / tangents */
+  normals?: Float32Array;
+  tangents?: Float32Array;
+  /** the entries' vertices; none: one entry a vertex (dense) */
+  vertices?: Uint32Array;
 }
 
 export interface SkinOptions {
@@ -71,6 +85,7 @@ export class Rig {
   readonly flags: number;
   readonly hasNormals: boolean;
   readonly hasTangents: boolean;
+  readonly morphTargetCount: number;
   pose(): Pose;
   skin(pose: Pose, options?: SkinOptions): SkinResult;
   /** frees the rig now; its poses must be destroyed first */
@@ -85,6 +100,10 @@ export class Pose {
   /** 16 floats a joint: joint -> model, column-major */
   setModel(first: number, matrices: Float32Array): void;
   palette(format?: PaletteFormat, dst?: Float32Array): Float32Array;
+  /** the weights of morph targets [first, first + weights.length) */
+  setMorphWeights(first: number, weights: Float32Array): void;
+  /** every morph target's weight */
+  morphWeights(): Float32Array;
   destroy(): void;
 }
 
@@ -139,8 +158,10 @@ export interface GlslOptions {
 export const version: string;
 export const METHODS: Method[];
 export function bind(options: BindOptions): Rig;
-export function open(path: string): Gltf;
-export function openMemory(bytes: Uint8Array): Gltf;
+/** anyPath: the document's buffers may name files outside its folder (absolute, '..') */
+export function open(path: string, options?: { anyPath?: boolean }): Gltf;
+/** folder: where a .gltf's relative buffer URIs are read from (none: data: URIs only) */
+export function openMemory(bytes: Uint8Array, options?: { folder?: string; anyPath?: boolean }): Gltf;
 export function glslSource(options?: GlslOptions): string;
 /** rigs, poses and documents made and not yet freed (by destroy/close, or the collector) */
 export function liveHandles(): number;

@@ -15,6 +15,7 @@
 // ("SKN_ERR_BAD_HIERARCHY"), .message the library's message. Rigs, poses
 // and documents free their handles on destroy() / close(), or, as a safety
 // net, when collected; a rig's handle outlives its poses either way.
+const { types } = require('util');
 const abi = require('./abi');
 
 const { fn } = abi.load();
@@ -55,30 +56,76 @@ function index(x, what) {
   return x;
 }
 
+// A typed array's real kind and size, from the intrinsic %TypedArray%
+// getters taken once here: `length`, `byteLength` and the constructor can
+// all be redefined on an object or lied about by a subclass, and C must
+// never be told more elements than the array's store holds.
+const TYPED_ARRAY = Object.getPrototypeOf(Uint8Array.prototype);
+const realTag = Object.getOwnPropertyDescriptor(TYPED_ARRAY, Symbol.toStringTag).get;
+const realByteLength = Object.getOwnPropertyDescriptor(TYPED_ARRAY, 'byteLength').get;
+const ELEMENT_BYTES = { Float32Array: 4, Uint32Array: 4, Int32Array: 4, Uint8Array: 1 };
+
+function kindOf(x) {
+  return ArrayBuffer.isView(x) ? Reflect.apply(realTag, x, []) : undefined;
+}
+
+// The elements a typed array of `array()` holds.
+function length(a) {
+  return a ? Reflect.apply(realByteLength, a, []) / ELEMENT_BYTES[kindOf(a)] : 0;
+}
+
 // An array argument of `Type` (a typed array constructor), or null.
 function array(x, Type, what) {
   if (x === undefined || x === null) return null;
-  if (!(x instanceof Type)) {
-    const got = x && x.constructor ? x.constructor.name : typeof x;
+  if (kindOf(x) !== Type.name) {
+    const got = kindOf(x) || (types.isProxy(x) ? 'a Proxy' : x && x.constructor ? x.constructor.name : typeof x);
     throw invalid(`${what}: expected a ${Type.name}, not ${got}`);
   }
   return x;
 }
 
-function length(a) {
-  return a ? a.length : 0;
-}
-
 function exactly(a, want, what) {
-  if (a && a.length !== want) throw invalid(`${what}: ${a.length} elements, expected ${want} (or none)`);
+  if (a && length(a) !== want) throw invalid(`${what}: ${length(a)} elements, expected ${want} (or none)`);
 }
 
 // An output: a Float32Array of at least `need` floats, or a new one of `total`.
 function output(x, need, total, what) {
   if (x === undefined || x === null || x === true) return new Float32Array(total);
   const a = array(x, Float32Array, what);
-  if (a.length < need) throw invalid(`${what}: ${a.length} floats, the range needs ${need}`);
+  if (length(a) < need) throw invalid(`${what}: ${length(a)} floats, the range needs ${need}`);
   return a;
+}
+
+// An options object whose every key the call knows: a misspelt or
+// unsupported key is refused, never ignored.
+function options(o, known, what) {
+  if (o === undefined) return {};
+  if (o === null || typeof o !== 'object') throw invalid(`${what}: expected an object of options, not ${o === null ? 'null' : typeof o}`);
+  for (const key of Object.keys(o)) {
+    if (!known.includes(key)) throw invalid(`${what}: unknown option "${key}" (known: ${known.join(', ')})`);
+  }
+  return o;
+}
+
+// A byte count for a uint64_t: a non-negative integer Number (to 2^53) or BigInt (to 2^64 - 1).
+function byteCount(x, what) {
+  if (x === undefined) return 0;
+  const ok = typeof x === 'bigint' ? x >= 0n && x < 1n << 64n : Number.isSafeInteger(x) && x >= 0;
+  if (!ok) throw invalid(`${what}: ${x} is not a byte count (an integer from 0)`);
+  return x;
+}
+
+function real(x, what, fallback) {
+  if (x === undefined) return fallback;
+  if (typeof x !== 'number') throw invalid(`${what}: expected a number, not ${typeof x}`);
+  return x;
+}
+
+// A file name: a string without NUL (C would open the part before it).
+function pathName(x, what) {
+  if (typeof x !== 'string') throw invalid(`${what}: expected a string, not ${typeof x}`);
+  if (x.includes('\0')) throw invalid(`${what}: ${JSON.stringify(x)} holds a NUL character: C would open only what is before it`);
+  return x;
 }
 
 // ---- handles: each object's state outlives it in the finalisers' hands ----
@@ -128,6 +175,7 @@ class Rig {
     this.flags = info.flags;
     this.hasNormals = (info.flags & C.SKN_RIG_HAS_NORMALS) !== 0;
     this.hasTangents = (info.flags & C.SKN_RIG_HAS_TANGENTS) !== 0;
+    this.morphTargetCount = info.morph_target_count;
   }
 
   // Frees the rig; its live poses must be destroyed first.
@@ -150,6 +198,7 @@ class Rig {
   // into o.positions (o.normals, o.tangents: arrays, or true for new ones),
   // addressed by absolute vertex index. Returns { positions, normals, tangents }.
   skin(pose, o = {}) {
+    o = options(o, SKIN_OPTIONS, 'skin');
     const rh = live(this, Rig, 'rig');
     const ph = live(pose, Pose, 'pose');
     const v = this.vertexCount;
@@ -206,16 +255,32 @@ class Pose {
   setLocal(first, local) {
     const h = live(this, Pose, 'pose');
     const a = array(local, Float32Array, 'local');
-    if (!a || a.length % 10) throw invalid(`local: ${length(a)} floats, not 10 a joint`);
-    check(fn.skn_pose_set_local(h, index(first, 'first'), a.length / 10, a));
+    if (!a || length(a) % 10) throw invalid(`local: ${length(a)} floats, not 10 a joint`);
+    check(fn.skn_pose_set_local(h, index(first, 'first'), length(a) / 10, a));
   }
 
   // Joints [first, first + n) from joint -> model matrices, 16 floats each.
   setModel(first, matrices) {
     const h = live(this, Pose, 'pose');
     const a = array(matrices, Float32Array, 'matrices');
-    if (!a || a.length % 16) throw invalid(`matrices: ${length(a)} floats, not 16 a joint`);
-    check(fn.skn_pose_set_model(h, index(first, 'first'), a.length / 16, a));
+    if (!a || length(a) % 16) throw invalid(`matrices: ${length(a)} floats, not 16 a joint`);
+    check(fn.skn_pose_set_model(h, index(first, 'first'), length(a) / 16, a));
+  }
+
+  // The weights of morph targets [first, first + n), a Float32Array.
+  setMorphWeights(first, weights) {
+    const h = live(this, Pose, 'pose');
+    const a = array(weights, Float32Array, 'weights');
+    if (!a) throw invalid('weights: expected a Float32Array');
+    check(fn.skn_pose_set_morph_weights(h, index(first, 'first'), length(a), a));
+  }
+
+  // Every morph target's weight, a new Float32Array.
+  morphWeights() {
+    const h = live(this, Pose, 'pose');
+    const out = new Float32Array(this.rig.morphTargetCount);
+    if (out.length) check(fn.skn_pose_morph_weights(h, 0, out.length, out));
+    return out;
   }
 
   // The palette in a format ("mat4", "rows3x4", ...), into dst or a new array.
@@ -224,26 +289,60 @@ class Pose {
     const f = choice(format, 'skn_palette_format', 'format');
     const need = abi.PALETTE_FLOATS[f] * this.rig.jointCount;
     const out = output(dst, need, need, 'dst');
-    check(fn.skn_pose_palette(h, f, out, out.byteLength));
+    check(fn.skn_pose_palette(h, f, out, 4 * length(out)));
     return out;
   }
+}
+
+const BIND_OPTIONS = ['bindMatrices', 'inverseBindMatrices', 'parents', 'positions', 'normals', 'tangents',
+  'influencesPerVertex', 'influenceOffsets', 'joints', 'weights', 'blendWeights', 'triangles', 'weightMode',
+  'maxInfluences', 'minWeight', 'layout', 'morphTargets', 'morphWeights'];
+const SKIN_OPTIONS = ['method', 'dqsScale', 'stores', 'firstVertex', 'vertexCount', 'threads', 'positions', 'normals',
+  'tangents'];
+const TARGET_KEYS = ['positions', 'normals', 'tangents', 'vertices'];
+
+// bind's morph targets: { positions, normals?, tangents? (3 floats an entry), vertices? (the entries'
+// vertex indices; none: every vertex) } each, as skn_morph_target.
+function morphTargets(list, v, weights) {
+  if (list === undefined || list === null) {
+    if (weights !== undefined && weights !== null) throw invalid('morphWeights without morphTargets');
+    return { targets: null, count: 0, weights: null };
+  }
+  if (!Array.isArray(list)) throw invalid(`morphTargets: expected an array of targets, not ${typeof list}`);
+  const targets = list.map((t, i) => {
+    const what = `morphTargets[${i}]`;
+    options(t, TARGET_KEYS, what);
+    const vertices = array(t.vertices, Uint32Array, `${what}.vertices`);
+    const m = vertices ? length(vertices) : v;
+    const attrib = (key, required) => {
+      const a = array(t[key], Float32Array, `${what}.${key}`);
+      if (!a && required) throw invalid(`${what}.positions are required`);
+      exactly(a, 3 * m, `${what}.${key}`);
+      return { data: a, stride: 0 };
+    };
+    return { count: m, vertices, positions: attrib('positions', true), normals: attrib('normals'), tangents: attrib('tangents') };
+  });
+  const w = array(weights, Float32Array, 'morphWeights');
+  exactly(w, targets.length, 'morphWeights');
+  return { targets: targets.length ? targets : null, count: targets.length, weights: w };
 }
 
 // skn_bind from typed arrays; the joint count is bindMatrices' (or
 // inverseBindMatrices') length / 16, the vertex count positions' / 3.
 function bind(o) {
   if (o === null || typeof o !== 'object') throw invalid(`bind: expected an object of arrays, not ${o === null ? 'null' : typeof o}`);
+  options(o, BIND_OPTIONS, 'bind');
   const bm = array(o.bindMatrices, Float32Array, 'bindMatrices');
   const ibm = array(o.inverseBindMatrices, Float32Array, 'inverseBindMatrices');
   if (!bm === !ibm) throw invalid('give exactly one of bindMatrices and inverseBindMatrices');
   const mats = bm || ibm;
-  if (mats.length === 0 || mats.length % 16) throw invalid(`bind matrices: ${mats.length} floats, not 16 a joint`);
+  if (length(mats) === 0 || length(mats) % 16) throw invalid(`bind matrices: ${length(mats)} floats, not 16 a joint`);
   const positions = array(o.positions, Float32Array, 'positions');
-  if (!positions || positions.length === 0 || positions.length % 3) {
+  if (!positions || length(positions) === 0 || length(positions) % 3) {
     throw invalid(`positions: ${length(positions)} floats, not 3 a vertex`);
   }
-  const j = mats.length / 16;
-  const v = positions.length / 3;
+  const j = length(mats) / 16;
+  const v = length(positions) / 3;
   const parents = array(o.parents, Int32Array, 'parents');
   const normals = array(o.normals, Float32Array, 'normals');
   const tangents = array(o.tangents, Float32Array, 'tangents');
@@ -253,12 +352,12 @@ function bind(o) {
   exactly(normals, 3 * v, 'normals');
   exactly(tangents, 4 * v, 'tangents');
   exactly(blend, v, 'blendWeights');
-  if (length(triangles) % 3) throw invalid(`triangles: ${triangles.length} indices, not 3 a triangle`);
+  if (length(triangles) % 3) throw invalid(`triangles: ${length(triangles)} indices, not 3 a triangle`);
   const k = o.influencesPerVertex === undefined ? 4 : index(o.influencesPerVertex, 'influencesPerVertex');
   const offsets = array(o.influenceOffsets, Uint32Array, 'influenceOffsets');
   let want = k * v;
   if (offsets) {
-    if (offsets.length !== v + 1) throw invalid(`influenceOffsets: ${offsets.length}, expected vertices + 1 = ${v + 1}`);
+    if (length(offsets) !== v + 1) throw invalid(`influenceOffsets: ${length(offsets)}, expected vertices + 1 = ${v + 1}`);
     want = offsets[v];
   }
   const joints = array(o.joints, Uint32Array, 'joints');
@@ -266,16 +365,17 @@ function bind(o) {
   if (length(joints) !== want || length(weights) !== want) {
     throw invalid(`joints and weights: ${length(joints)} and ${length(weights)}, expected ${want} each`);
   }
-  const minWeight = o.minWeight === undefined ? 0 : o.minWeight;
-  if (typeof minWeight !== 'number') throw invalid('minWeight: expected a number');
+  const morphs = morphTargets(o.morphTargets, v, o.morphWeights);
   const d = {
     struct_size: SIZE.skn_bind_desc, joint_count: j, parents, inverse_bind_matrices: ibm, bind_matrices: bm, rest_local: null,
     vertex_count: v, positions: { data: positions, stride: 0 }, normals: { data: normals, stride: 0 },
     tangents: { data: tangents, stride: 0 }, influences_per_vertex: k, influence_offsets: offsets,
     influence_joints: joints, influence_weights: weights,
     weight_mode: choice(o.weightMode, 'skn_weight_mode', 'weightMode', 'normalize'),
-    max_influences: index(o.maxInfluences, 'maxInfluences'), min_weight: minWeight, blend_weights: blend,
-    triangles, triangle_count: length(triangles) / 3, layout: choice(o.layout, 'skn_bind_layout', 'layout', 'full'),
+    max_influences: index(o.maxInfluences, 'maxInfluences'), min_weight: real(o.minWeight, 'minWeight', 0),
+    blend_weights: blend, triangles, triangle_count: length(triangles) / 3,
+    layout: choice(o.layout, 'skn_bind_layout', 'layout', 'full'),
+    morph_targets: morphs.targets, morph_weights: morphs.weights, morph_target_count: morphs.count,
   };
   const out = [null];
   check(fn.skn_bind(d, out));
@@ -336,11 +436,13 @@ class Gltf {
 
   triangles(i) {
     const t = new Uint32Array(3 * this.primitive(i).triangleCount);
-    check(fn.skn_gltf_triangles(this._state.handle, i, t, t.length));
+    check(fn.skn_gltf_triangles(live(this, Gltf, 'gltf'), i, t, t.length));
     return t;
   }
 
   bind(o = {}) {
+    o = options(o, ['primitive', 'centersOfRotation', 'maxInfluences', 'minWeight', 'blendWeights', 'layout', 'maxBytes'],
+      'bind');
     const h = live(this, Gltf, 'gltf');
     const primitive = index(o.primitive, 'primitive');
     const p = this.primitive(primitive);
@@ -348,8 +450,9 @@ class Gltf {
     exactly(blend, p.vertexCount, 'blendWeights');
     const d = {
       struct_size: SIZE.skn_gltf_bind_desc, primitive, centers_of_rotation: o.centersOfRotation ? 1 : 0,
-      max_influences: index(o.maxInfluences, 'maxInfluences'), min_weight: o.minWeight || 0, blend_weights: blend,
-      layout: choice(o.layout, 'skn_bind_layout', 'layout', 'full'), max_bytes: o.maxBytes || 0,
+      max_influences: index(o.maxInfluences, 'maxInfluences'), min_weight: real(o.minWeight, 'minWeight', 0),
+      blend_weights: blend, layout: choice(o.layout, 'skn_bind_layout', 'layout', 'full'),
+      max_bytes: byteCount(o.maxBytes, 'maxBytes'),
     };
     const out = [null];
     check(fn.skn_gltf_bind(h, d, out));
@@ -367,20 +470,29 @@ class Gltf {
   }
 }
 
-function open(path) {
-  if (typeof path !== 'string') throw invalid(`path: expected a string, not ${typeof path}`);
+function openWith(d) {
   const out = [null];
-  check(fn.skn_gltf_open(path, out));
+  check(fn.skn_gltf_open_with(d, out));
   return new Gltf(out[0]);
 }
 
-// A .glb, or a .gltf whose buffers are data: URIs, from bytes in memory.
-function openMemory(bytes) {
+// A .gltf or .glb file. Its buffers are read from files in its folder only;
+// o.anyPath lets it name absolute paths and climb out with '..' (for
+// documents the host trusts: skn.h, SKN_GLTF_OPEN_ANY_PATH).
+function open(path, o = {}) {
+  o = options(o, ['anyPath'], 'open');
+  return openWith({ struct_size: SIZE.skn_gltf_open_desc, path: pathName(path, 'path'), data: null, size: 0, folder: null,
+    flags: o.anyPath ? C.SKN_GLTF_OPEN_ANY_PATH : 0 });
+}
+
+// A .glb, or a .gltf whose buffers are data: URIs — or, with o.folder,
+// files read from that folder as from a file's — from bytes in memory.
+function openMemory(bytes, o = {}) {
+  o = options(o, ['folder', 'anyPath'], 'openMemory');
   const b = array(bytes, Uint8Array, 'bytes');
   if (!b) throw invalid('bytes: expected a Uint8Array');
-  const out = [null];
-  check(fn.skn_gltf_open_memory(b, b.length, out));
-  return new Gltf(out[0]);
+  return openWith({ struct_size: SIZE.skn_gltf_open_desc, path: null, data: b, size: length(b),
+    folder: o.folder === undefined ? null : pathName(o.folder, 'folder'), flags: o.anyPath ? C.SKN_GLTF_OPEN_ANY_PATH : 0 });
 }
 
 // skn's GLSL (skn_glsl_source) for o.method, o.influences (4 or 8),

@@ -5,9 +5,11 @@
  * out of range (C99 6.3.1.4) fails the test. */
 #include "testlib.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static skn_status open_text(const char *json, skn_gltf **out) {
@@ -165,6 +167,310 @@ START_TEST(memory_equals_file) {
 }
 END_TEST
 
+/* ---- the files a document reads (issue 43) ---- */
+
+/* A temporary folder T holding T/doc/ (where documents go) and T/elsewhere/
+ * (a file outside their folder), removed by rm -rf at the end. */
+typedef struct scratch {
+  char root[64], doc[96], elsewhere[96];
+} scratch;
+
+static void scratch_make(scratch *t) {
+  snprintf(t->root, sizeof t->root, "/tmp/skn-files-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(t->root));
+  snprintf(t->doc, sizeof t->doc, "%s/doc", t->root);
+  snprintf(t->elsewhere, sizeof t->elsewhere, "%s/elsewhere", t->root);
+  ck_assert_int_eq(mkdir(t->doc, 0700), 0);
+  ck_assert_int_eq(mkdir(t->elsewhere, 0700), 0);
+}
+
+static void scratch_remove(scratch *t) {
+  char command[128];
+  snprintf(command, sizeof command, "rm -rf '%s'", t->root);
+  ck_assert_int_eq(system(command), 0);
+}
+
+static char *read_all(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  fseek(f, 0, SEEK_END);
+  *n = (size_t)ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = malloc(*n + 1);
+  ck_assert_uint_eq(fread(text, 1, *n, f), *n);
+  fclose(f);
+  text[*n] = 0;
+  return text;
+}
+
+static void write_all(const char *path, const char *data, size_t n) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+  fclose(f);
+}
+
+/* RiggedSimple.gltf written to `path` with its buffer's URI replaced by `uri`. */
+static void write_rigged(const char *path, const char *uri) {
+  size_t n;
+  char *text = read_all("data/gltf/RiggedSimple/glTF/RiggedSimple.gltf", &n);
+  const char *at = strstr(text, "\"RiggedSimple0.bin\"");
+  ck_assert_ptr_nonnull(at);
+  FILE *f = fopen(path, "wb");
+  fprintf(f, "%.*s\"%s\"%s", (int)(at - text), text, uri, at + strlen("\"RiggedSimple0.bin\""));
+  fclose(f);
+  free(text);
+}
+
+static void copy_bin(const char *to) {
+  size_t n;
+  char *bin = read_all("data/gltf/RiggedSimple/glTF/RiggedSimple0.bin", &n);
+  write_all(to, bin, n);
+  free(bin);
+}
+
+/* skn_gltf_open_with of a file with `flags`; checks the status and, on
+ * failure, that the message holds `message` and *out stayed NULL. */
+static void open_expect(const char *path, uint32_t flags, skn_status want, const char *message) {
+  skn_gltf_open_desc d = {sizeof d};
+  d.path = path, d.flags = flags;
+  skn_gltf *g = NULL;
+  skn_status s = skn_gltf_open_with(&d, &g);
+  ck_assert_msg(s == want, "%s (flags %u): %s, expected %s: %s", path, flags, skn_status_name(s),
+                skn_status_name(want), skn_last_error());
+  if (s != SKN_OK) {
+    ck_assert_ptr_null(g);
+    ck_assert_msg(strstr(skn_last_error(), message), "\"%s\" lacks \"%s\"", skn_last_error(), message);
+  }
+  skn_gltf_close(g);
+}
+
+/* A directory, a FIFO or a device as the document is refused by its kind
+ * at once (a directory's ftell said 2^63 - 1 bytes; a FIFO blocked the open
+ * for ever); so is a buffer that names one. The suite's timeout is the
+ * time limit: a hang fails it. */
+START_TEST(only_regular_files_are_read) {
+  scratch t;
+  scratch_make(&t);
+  open_expect(t.doc, 0, SKN_ERR_IO, "is a directory, not a regular file");
+  open_expect("/dev/null", 0, SKN_ERR_IO, "is a character device, not a regular file");
+  char fifo[128], doc[128];
+  snprintf(fifo, sizeof fifo, "%s/pipe.gltf", t.doc);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  open_expect(fifo, 0, SKN_ERR_IO, "is a FIFO, not a regular file");
+  skn_gltf *g = NULL; /* the plain call, likewise */
+  ck_assert_int_eq(skn_gltf_open(fifo, &g), SKN_ERR_IO);
+  ck_assert_ptr_null(g);
+  snprintf(doc, sizeof doc, "%s/a.gltf", t.doc);
+  write_rigged(doc, "pipe.gltf");
+  open_expect(doc, 0, SKN_ERR_IO, "buffers[0]: \"");
+  open_expect(doc, 0, SKN_ERR_IO, "pipe.gltf\" is a FIFO, not a regular file");
+  write_rigged(doc, "/proc/self/fd/0"); /* whatever stdin is: never read, never waited on */
+  open_expect(doc, SKN_GLTF_OPEN_ANY_PATH, SKN_ERR_IO, "not a regular file");
+  write_rigged(doc, "../../../../../../proc/self/fd/0");
+  open_expect(doc, 0, SKN_ERR_IO, "climbs out of the document's folder");
+  scratch_remove(&t);
+}
+END_TEST
+
+/* A buffer's URI names a file in the document's folder, or is refused
+ * before anything is read: `..` above it, absolute paths, symbolic links
+ * out of it, other schemes, %00; SKN_GLTF_OPEN_ANY_PATH lets a host that
+ * trusts its documents read the first three. */
+START_TEST(uris_stay_in_the_documents_folder) {
+  scratch t;
+  scratch_make(&t);
+  char doc[128], secret[128], sub[128], link[160];
+  snprintf(doc, sizeof doc, "%s/a.gltf", t.doc);
+  snprintf(secret, sizeof secret, "%s/RiggedSimple0.bin", t.elsewhere);
+  copy_bin(secret);
+  snprintf(sub, sizeof sub, "%s/sub", t.doc);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+  static const char *const climbing[] = {"../elsewhere/RiggedSimple0.bin", "%2e%2e/elsewhere/RiggedSimple0.bin",
+                                         "./sub/../../elsewhere/RiggedSimple0.bin"};
+  for (int k = 0; k < 3; ++k) {
+    write_rigged(doc, climbing[k]);
+    open_expect(doc, 0, SKN_ERR_IO, "climbs out of the document's folder");
+    open_expect(doc, 0, SKN_ERR_IO, "SKN_GLTF_OPEN_ANY_PATH allows it");
+    open_expect(doc, SKN_GLTF_OPEN_ANY_PATH, SKN_OK, "");
+  }
+  write_rigged(doc, secret); /* absolute */
+  open_expect(doc, 0, SKN_ERR_IO, "an absolute path, outside the document's folder");
+  open_expect(doc, SKN_GLTF_OPEN_ANY_PATH, SKN_OK, "");
+  write_rigged(doc, "/etc/passwd");
+  open_expect(doc, 0, SKN_ERR_IO, "\"/etc/passwd\": an absolute path");
+  snprintf(link, sizeof link, "%s/link.bin", t.doc); /* inside by name, outside in fact */
+  ck_assert_int_eq(symlink(secret, link), 0);
+  write_rigged(doc, "link.bin");
+  open_expect(doc, 0, SKN_ERR_IO, "outside the document's folder");
+  open_expect(doc, SKN_GLTF_OPEN_ANY_PATH, SKN_OK, "");
+  write_rigged(doc, "file:///etc/passwd");
+  open_expect(doc, SKN_GLTF_OPEN_ANY_PATH, SKN_ERR_IO, "a URI of another scheme");
+  write_rigged(doc, "RiggedSimple0.bin%00.png");
+  open_expect(doc, SKN_GLTF_OPEN_ANY_PATH, SKN_ERR_IO, "decodes to a path with a NUL byte");
+  /* what stays inside loads: a subfolder, a detour through one, a link within the folder */
+  snprintf(sub, sizeof sub, "%s/sub/RiggedSimple0.bin", t.doc);
+  copy_bin(sub);
+  static const char *const inside[] = {"sub/RiggedSimple0.bin", "sub%2FRiggedSimple0.bin", "sub/../sub/./RiggedSimple0.bin",
+                                       "inner.bin"};
+  snprintf(link, sizeof link, "%s/inner.bin", t.doc);
+  ck_assert_int_eq(symlink("sub/RiggedSimple0.bin", link), 0);
+  for (int k = 0; k < 4; ++k) {
+    write_rigged(doc, inside[k]);
+    open_expect(doc, 0, SKN_OK, "");
+  }
+  scratch_remove(&t);
+}
+END_TEST
+
+/* skn_gltf_open_with: one of path and data, known flags; a document in
+ * memory reads its relative URIs from the folder it is given, by the same
+ * rules. */
+START_TEST(open_with_its_choices) {
+  skn_gltf_open_desc d = {sizeof d};
+  skn_gltf *g = NULL;
+  ck_assert_int_eq(skn_gltf_open_with(&d, &g), SKN_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(skn_last_error(), "give exactly one of path and data (neither given)"), "%s", skn_last_error());
+  d.path = "data/gltf/Fox/glTF-Binary/Fox.glb", d.data = "glTF", d.size = 4;
+  ck_assert_int_eq(skn_gltf_open_with(&d, &g), SKN_ERR_INVALID_ARGUMENT);
+  d.data = NULL, d.flags = 2;
+  ck_assert_int_eq(skn_gltf_open_with(&d, &g), SKN_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(skn_last_error(), "unknown flags 0x2"), "%s", skn_last_error());
+  ck_assert_ptr_null(g);
+  d.struct_size = 8;
+  ck_assert_int_eq(skn_gltf_open_with(&d, &g), SKN_ERR_INVALID_ARGUMENT);
+  size_t n;
+  char *text = read_all("data/gltf/RiggedSimple/glTF/RiggedSimple.gltf", &n);
+  skn_gltf_open_desc m = {sizeof m};
+  m.data = text, m.size = n;
+  ck_assert_int_eq(skn_gltf_open_with(&m, &g), SKN_ERR_IO); /* no folder: no file */
+  m.folder = "data/gltf/RiggedSimple/glTF";
+  ck_assert_msg(skn_gltf_open_with(&m, &g) == SKN_OK, "%s", skn_last_error());
+  skn_gltf_close(g);
+  m.folder = "data/gltf/RiggedSimple/glTF/";
+  ck_assert_msg(skn_gltf_open_with(&m, &g) == SKN_OK, "%s", skn_last_error());
+  skn_gltf_close(g);
+  m.folder = "data/gltf/RiggedSimple/glTF/../../Fox"; /* the folder's own .. is the host's to choose */
+  ck_assert_int_eq(skn_gltf_open_with(&m, &g), SKN_ERR_IO);
+  ck_assert_msg(strstr(skn_last_error(), "cannot open"), "%s", skn_last_error());
+  free(text);
+}
+END_TEST
+
+/* skn_gltf_pose took any rig of the skin's joint count: a rig of another
+ * document (RiggedSimple and SimpleSkin both have 2 joints) was posed by
+ * the wrong skeleton without a word. The rig must come from this skin; the
+ * same skin in another file (the document reopened) passes. */
+START_TEST(a_rig_is_posed_by_its_own_skin) {
+  skn_gltf *rigged, *simple, *again;
+  ck_assert_int_eq(skn_gltf_open("data/gltf/RiggedSimple/glTF/RiggedSimple.gltf", &rigged), SKN_OK);
+  ck_assert_int_eq(skn_gltf_open("data/gltf/SimpleSkin/glTF-Embedded/SimpleSkin.gltf", &simple), SKN_OK);
+  ck_assert_int_eq(skn_gltf_open("data/gltf/RiggedSimple/glTF/RiggedSimple.gltf", &again), SKN_OK);
+  skn_gltf_bind_desc bd = {sizeof bd};
+  skn_rig *rig;
+  ck_assert_int_eq(skn_gltf_bind(rigged, &bd, &rig), SKN_OK);
+  skn_pose *pose = pose_or_fail(rig);
+  float before[16 * 2], after[16 * 2];
+  ck_assert_int_eq(skn_gltf_pose(rigged, 0, 0, 0.5f, pose), SKN_OK);
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, before, sizeof before), SKN_OK);
+  ck_assert_int_eq(skn_gltf_pose(simple, 0, 0, 0.5f, pose), SKN_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(skn_last_error(), "not bound from primitive 0's skins[0] (its joints, hierarchy or inverse"),
+                "%s", skn_last_error());
+  ck_assert_int_eq(skn_pose_palette(pose, SKN_PALETTE_MAT4, after, sizeof after), SKN_OK);
+  ck_assert(!memcmp(before, after, sizeof before)); /* untouched */
+  ck_assert_int_eq(skn_gltf_pose(again, 0, 0, 0.5f, pose), SKN_OK);
+  /* a rig of the same joint count that skn_bind made */
+  test_rig t;
+  skn_pose *other;
+  skn_rig *mine = posed_random_rig(&t, 43, 2, 8, 2, 0, &other);
+  ck_assert_int_eq(skn_gltf_pose(rigged, 0, 0, 0.5f, other), SKN_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(skn_last_error(), "it was bound by skn_bind"), "%s", skn_last_error());
+  skn_pose_destroy(other), skn_rig_destroy(mine), test_rig_free(&t);
+  skn_pose_destroy(pose), skn_rig_destroy(rig);
+  skn_gltf_close(rigged), skn_gltf_close(simple), skn_gltf_close(again);
+}
+END_TEST
+
+/* ---- a pose used by two threads at once (issue 43: #4, #5) ----
+ * skn.h gives a pose to one thread at a time; a host that breaks the rule
+ * gets torn results, but the library itself must stay memory-safe and keep
+ * nothing stale: morph cursors were sized at entry while the active list
+ * grew under them (a write past the span, SIGSEGV), and DQS's forms could
+ * be derived from a half-written palette and kept after it was whole. */
+enum { MISUSE_ROUNDS = 2000, MISUSE_TARGETS = 40 };
+
+typedef struct misuse {
+  skn_rig *rig;
+  skn_pose *pose;
+  const skn_transform *a, *b;
+  const float *many, *one;
+  uint32_t joints;
+} misuse;
+
+static void *misuse_setter(void *p) {
+  const misuse *m = p;
+  for (int i = 0; i < MISUSE_ROUNDS; ++i) {
+    skn_pose_set_local(m->pose, 0, m->joints, i % 2 ? m->a : m->b);
+    skn_pose_set_morph_weights(m->pose, 0, MISUSE_TARGETS, i % 2 ? m->many : m->one);
+  }
+  return NULL;
+}
+
+static void *misuse_skinner(void *p) {
+  const misuse *m = p;
+  skn_skin_desc d = {sizeof d};
+  d.method = SKN_METHOD_DQS, d.threads = 1;
+  d.positions.data = malloc(2000 * 12);
+  for (int i = 0; i < MISUSE_ROUNDS; ++i) skn_skin(m->rig, m->pose, &d);
+  free(d.positions.data);
+  return NULL;
+}
+
+START_TEST(a_pose_misused_from_two_threads) {
+  test_rig t;
+  test_rig_random(&t, 4305, 200, 2000, 4, 1);
+  skn_bind_desc d = test_rig_desc(&t);
+  static skn_morph_target targets[MISUSE_TARGETS];
+  static uint32_t vertices[MISUSE_TARGETS][400];
+  static float offsets[MISUSE_TARGETS][400 * 3], many[MISUSE_TARGETS], one[MISUSE_TARGETS];
+  rng r = {4305};
+  for (int k = 0; k < MISUSE_TARGETS; ++k) {
+    uint32_t n = 50 + 8 * (uint32_t)k, v = rng_below(&r, 100);
+    for (uint32_t e = 0; e < n; ++e, v += 1 + rng_below(&r, 3)) vertices[k][e] = v;
+    for (uint32_t e = 0; e < 3 * n; ++e) offsets[k][e] = (float)rng_uniform(&r, -0.1, 0.1);
+    targets[k].count = n, targets[k].vertices = vertices[k], targets[k].positions.data = offsets[k];
+    many[k] = (float)rng_uniform(&r, 0.2, 1.0);
+  }
+  one[3] = 0.7f;
+  d.morph_targets = targets, d.morph_target_count = MISUSE_TARGETS;
+  skn_rig *rig = bind_or_fail(&d);
+  skn_transform *b = malloc(200 * sizeof *b);
+  for (int j = 0; j < 200; ++j) b[j] = t.pose[199 - j];
+  misuse m = {rig, pose_or_fail(rig), t.pose, b, many, one, 200};
+  pthread_t threads[2];
+  ck_assert_int_eq(pthread_create(&threads[0], NULL, misuse_setter, &m), 0);
+  ck_assert_int_eq(pthread_create(&threads[1], NULL, misuse_skinner, &m), 0);
+  pthread_join(threads[0], NULL), pthread_join(threads[1], NULL);
+  /* both stopped: the pose skins as a fresh pose set the same way, bit for bit */
+  skn_pose *fresh = pose_or_fail(rig);
+  const skn_transform *last[2] = {b, t.pose};
+  const float *weights[2] = {one, many};
+  static float got[2000 * 3], want[2000 * 3];
+  for (int k = 0; k < 2; ++k) {
+    ck_assert_int_eq(skn_pose_set_local(m.pose, 0, 200, last[k]), SKN_OK);
+    ck_assert_int_eq(skn_pose_set_morph_weights(m.pose, 0, MISUSE_TARGETS, weights[k]), SKN_OK);
+    ck_assert_int_eq(skn_pose_set_local(fresh, 0, 200, last[k]), SKN_OK);
+    ck_assert_int_eq(skn_pose_set_morph_weights(fresh, 0, MISUSE_TARGETS, weights[k]), SKN_OK);
+    skin_or_fail(rig, m.pose, SKN_METHOD_DQS, got, NULL, NULL);
+    skin_or_fail(rig, fresh, SKN_METHOD_DQS, want, NULL, NULL);
+    ck_assert_msg(!memcmp(got, want, sizeof got), "pose %d: the misused pose skins otherwise than a fresh one", k);
+  }
+  skn_pose_destroy(fresh), skn_pose_destroy(m.pose), skn_rig_destroy(rig);
+  free(b);
+  test_rig_free(&t);
+}
+END_TEST
+
 Suite *suite_hostile(void) {
   Suite *s = suite_create("hostile");
   TCase *tc = tcase_create("hostile");
@@ -174,6 +480,11 @@ Suite *suite_hostile(void) {
   tcase_add_test(tc, counts_without_bytes);
   tcase_add_test(tc, buffers_that_lie);
   tcase_add_test(tc, memory_equals_file);
+  tcase_add_test(tc, only_regular_files_are_read);
+  tcase_add_test(tc, uris_stay_in_the_documents_folder);
+  tcase_add_test(tc, open_with_its_choices);
+  tcase_add_test(tc, a_rig_is_posed_by_its_own_skin);
+  tcase_add_test(tc, a_pose_misused_from_two_threads);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -284,6 +284,59 @@ static void bad_input() {
 #endif
 }
 
+// Morph targets through the wrapper (issue 43: it had none), worked by hand:
+// one identity joint, vertices (0,0,0) and (0,1,0); target 0 dense, target 1
+// sparse on vertex 1.
+static void morph_targets() {
+  const float bind[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  const float positions[6] = {0, 0, 0, 0, 1, 0}, weights[2] = {1, 1};
+  const uint32_t joints[2] = {0, 0}, sparse[1] = {1};
+  const float dense_dp[6] = {1, 0, 0, 0, 0, 2}, sparse_dp[3] = {0, 4, 0}, defaults[2] = {0.5f, 0};
+  skn::MorphTarget targets[2];
+  targets[0].positions = dense_dp;
+  targets[1].vertices = sparse;
+  targets[1].positions = sparse_dp;
+  skn::BindInput in;
+  in.bind_matrices = bind;
+  in.positions = positions;
+  in.influences_per_vertex = 1;
+  in.joints = joints;
+  in.weights = weights;
+  in.morph_targets = targets;
+  in.morph_weights = defaults;
+  skn::Rig rig;
+  skn::Pose pose;
+  EXPECT(skn::Rig::try_bind(in, rig) == SKN_OK && rig.morph_target_count() == 2 && rig.try_pose(pose) == SKN_OK, "%s",
+         skn_last_error());
+  float got[2] = {-1, -1}, quarter[1] = {0.25f}, out[6];
+  EXPECT(pose.try_morph_weights(0, got) == SKN_OK && got[0] == 0.5f && got[1] == 0, "bind's weights: %s", skn_last_error());
+  EXPECT(pose.try_set_morph_weights(1, quarter) == SKN_OK, "%s", skn_last_error());
+  EXPECT(rig.try_skin(pose, {out, {}, {}}) == SKN_OK && out[0] == 0.5f && out[1] == 0 && out[2] == 0 && out[3] == 0 &&
+             out[4] == 2 && out[5] == 1,
+         "morphed: %g %g %g %g %g %g", out[0], out[1], out[2], out[3], out[4], out[5]);
+  EXPECT(pose.try_set_morph_weights(1, skn::Span<const float>(defaults, 2)) == SKN_ERR_INDEX_OUT_OF_RANGE, "%s",
+         skn_last_error());
+  targets[1].positions = skn::Span<const float>(sparse_dp, 2);
+  skn::Rig bad;
+  EXPECT(skn::Rig::try_bind(in, bad) == SKN_ERR_INVALID_ARGUMENT &&
+             std::strstr(skn_last_error(), "morph_targets[1].positions: 2 floats, expected 3 x 1 entries"),
+         "a short target: %s", skn_last_error());
+  targets[1].positions = sparse_dp;
+  in.morph_weights = skn::Span<const float>(defaults, 1);
+  EXPECT(skn::Rig::try_bind(in, bad) == SKN_ERR_INVALID_ARGUMENT && std::strstr(skn_last_error(), "morph_weights"),
+         "a weight short: %s", skn_last_error());
+  in.morph_targets = {};
+  EXPECT(skn::Rig::try_bind(in, bad) == SKN_ERR_INVALID_ARGUMENT &&
+             std::strstr(skn_last_error(), "without morph_targets"), "weights alone: %s", skn_last_error());
+  // the loader's option, through the wrapper: a folder for a document from memory
+  std::ifstream f("data/gltf/RiggedSimple/glTF/RiggedSimple.gltf", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  skn::Span<const unsigned char> bytes((const unsigned char *)text.data(), text.size());
+  skn::Gltf doc;
+  EXPECT(skn::Gltf::try_open_memory(bytes, doc) == SKN_ERR_IO, "no folder: %s", skn_last_error());
+  EXPECT(skn::Gltf::try_open_memory(bytes, doc, "data/gltf/RiggedSimple/glTF") == SKN_OK, "%s", skn_last_error());
+}
+
 // Every method's GLSL comes back whole.
 static void glsl() {
   skn_gpu_desc d = {};
@@ -306,6 +359,7 @@ int main(int argc, char **argv) {
   ref = argv[1];
   reference_cases();
   bad_input();
+  morph_targets();
   glsl();
 #ifdef SKN_HPP_EXCEPTIONS
   const char *label = "cpp";

@@ -380,6 +380,55 @@ static void bad_input(void) {
   /* rig2, other rig and the document are left for skn_ffi_close, which frees them */
 }
 
+/* Two instances and their handles; records and results after and without
+ * what they need (issue 43: #10, #11). `library` is the one main loaded. */
+static void instances(const char *library) {
+  char error[512];
+  skn_ffi *g = skn_ffi_open(library, error, sizeof error);
+  EXPECT(g != NULL, "a second instance: %s", error);
+  if (!g) return;
+  small s = small_rig();
+  skn_ffi_record *d = small_desc(&s);
+  skn_ffi_value rig = {0}, mine = {0}, pose = {0};
+  EXPECT(!bind_small(d, &rig) && !CALL(&pose, "skn_pose_create", rig), "%s", skn_ffi_last_error(f));
+  EXPECT(skn_ffi_call(g, "skn_bind", ARGS(skn_ffi_record_value(d)), &mine) == 1 &&
+             strstr(skn_ffi_last_error(g), "a record of another skn_ffi instance"),
+         "f's record in g: %s", skn_ffi_last_error(g));
+  skn_ffi_record *e = skn_ffi_record_new(g, "skn_bind_desc"); /* g's own description of the same rig */
+  const char *fields[] = {"joint_count", "vertex_count", "influences_per_vertex"};
+  const uint32_t values[] = {2, 3, 2};
+  for (int k = 0; k < 3; ++k) skn_ffi_record_set(e, fields[k], skn_ffi_u32(values[k]));
+  skn_ffi_record_set(e, "bind_matrices", skn_ffi_array(SKN_FFI_FLOAT32, s.bind, 32));
+  skn_ffi_record_set(e, "positions", skn_ffi_array(SKN_FFI_FLOAT32, s.positions, 9));
+  skn_ffi_record_set(e, "influence_joints", skn_ffi_array(SKN_FFI_UINT32, s.joints, 6));
+  skn_ffi_record_set(e, "influence_weights", skn_ffi_array(SKN_FFI_FLOAT32, s.weights, 6));
+  EXPECT(!skn_ffi_call(g, "skn_bind", ARGS(skn_ffi_record_value(e)), &mine), "%s", skn_ffi_last_error(g));
+  /* handles are numbered alike in every instance's slots: each is refused by the other */
+  skn_ffi_value other_pose = {0};
+  EXPECT(skn_ffi_call(g, "skn_pose_create", ARGS(rig), &other_pose) == 1 &&
+             strstr(skn_ffi_last_error(g), "a handle of another skn_ffi instance"),
+         "f's rig in g: %s", skn_ffi_last_error(g));
+  EXPECT(skn_ffi_call(g, "skn_pose_destroy", ARGS(pose), NULL) == 1 &&
+             strstr(skn_ffi_last_error(g), "another skn_ffi instance"), "f's pose destroyed by g: %s", skn_ffi_last_error(g));
+  REFUSED(CALL(NULL, "skn_rig_destroy", mine), "SKN_ERR_INVALID_ARGUMENT", "another skn_ffi instance");
+  EXPECT(!CALL(NULL, "skn_pose_destroy", pose), "f's own pose: %s", skn_ffi_last_error(f)); /* it was not destroyed */
+  /* a result is required where the call makes a handle: one made and dropped could never be freed */
+  REFUSED(CALL(NULL, "skn_bind", skn_ffi_record_value(d)), "SKN_ERR_INVALID_ARGUMENT", "bind: result is required");
+  /* the length message names the call it was made for */
+  skn_ffi_value p2 = {0};
+  float w[1] = {1};
+  EXPECT(!CALL(&p2, "skn_pose_create", rig), "%s", skn_ffi_last_error(f));
+  REFUSED(CALL(NULL, "skn_pose_set_morph_weights", p2, skn_ffi_u32(0), skn_ffi_u32(2), skn_ffi_array(SKN_FFI_FLOAT32, w, 1)),
+          "SKN_ERR_INVALID_ARGUMENT", "pose_set_morph_weights: weights holds 4 bytes");
+  /* after close, g's records refuse set and get, and free as before (ASan: no use of the freed instance) */
+  skn_ffi_close(g);
+  EXPECT(skn_ffi_record_set(e, "joint_count", skn_ffi_u32(3)) == 1, "a record set after its instance closed");
+  skn_ffi_value got;
+  EXPECT(skn_ffi_record_get(e, "joint_count", &got) == 1, "a record read after its instance closed");
+  skn_ffi_record_free(e);
+  skn_ffi_record_free(d);
+}
+
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: test_ffi LIBRARY REFERENCE_DIR LAYOUTS\n");
@@ -396,6 +445,7 @@ int main(int argc, char **argv) {
   layouts(argv[3]);
   reference();
   bad_input();
+  instances(argv[1]);
   skn_ffi_close(f);
   char bad[512];
   EXPECT(!skn_ffi_open("/nonexistent/libskn.so.1", bad, sizeof bad) && strstr(bad, "cannot load"), "%s", bad);

@@ -109,6 +109,16 @@ skn_simd skn_get_simd(void);
 skn_status skn_skin(const skn_rig * rig, const skn_pose * pose, const skn_skin_desc * desc);
 skn_status skn_gltf_open(const char * path, skn_gltf ** out);
 skn_status skn_gltf_open_memory(const void * data, size_t size, skn_gltf ** out);
+enum { SKN_GLTF_OPEN_ANY_PATH = 1u << 0 };
+typedef struct skn_gltf_open_desc {
+  uint32_t struct_size;
+  const char * path;
+  const void * data;
+  size_t size;
+  const char * folder;
+  uint32_t flags;
+} skn_gltf_open_desc;
+skn_status skn_gltf_open_with(const skn_gltf_open_desc * desc, skn_gltf ** out);
 void skn_gltf_close(skn_gltf * gltf);
 typedef struct skn_gltf_info {
   uint32_t struct_size;
@@ -233,10 +243,11 @@ struct skn_api {
   skn_status (*pose_set_morph_weights)(skn_pose * pose, uint32_t first, uint32_t count, const float * weights);
   skn_status (*pose_morph_weights)(const skn_pose * pose, uint32_t first, uint32_t count, float * out);
   skn_status (*gltf_morph_target_name)(const skn_gltf * gltf, uint32_t primitive, uint32_t target, const char ** out_name);
+  skn_status (*gltf_open_with)(const skn_gltf_open_desc * desc, skn_gltf ** out);
 };
 const skn_api * skn_get_api(uint32_t abi_major);
 static const uint32_t SKN_VERSION_MAJOR = 1;
-static const uint32_t SKN_VERSION_MINOR = 2;
+static const uint32_t SKN_VERSION_MINOR = 3;
 static const uint32_t SKN_VERSION_PATCH = 0;
 static const uint32_t SKN_GLTF_NO_ANIMATION = 0xFFFFFFFFu;
 ]]

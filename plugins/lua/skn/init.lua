@@ -11,11 +11,15 @@
 -- n)) or Lua tables of numbers (copied); a pointer has no length, so it is
 -- refused: every array's length is checked against the counts it goes with
 -- before C is called. Outputs are FFI float arrays, written in place.
--- Indices (joints, vertices, primitives, animations) are skn's, from 0.
+-- Indices (joints, vertices, primitives, animations) are skn's, from 0; a
+-- table must be a sequence (no holes, no other keys), and integers must fit
+-- their C type. Option tables may hold only the keys a call knows.
 -- Errors are raised as tables {status = "SKN_ERR_...", message = "..."}
 -- whose tostring is "STATUS: message". Rigs, poses and documents are freed
 -- by their finalisers (ffi.gc), or at once by :destroy() / :close();
--- skn.live_handles() counts those not yet freed.
+-- skn.live_handles() counts those not yet freed. A handle lives in one place
+-- (a copy of an object's fields holds none), and a rig outlives its poses.
+-- LuaJIT states are single-threaded: an object belongs to its lua_State.
 local ffi = require("ffi")
 ffi.cdef(require("skn.cdef"))
 
@@ -79,6 +83,65 @@ local function index(x, what)
   return x
 end
 
+-- A byte count for a uint64_t: an integer from 0 to 2^53 (a Lua number's).
+local function byte_count(x, what)
+  if x == nil then return 0 end
+  if type(x) ~= "number" or x ~= math.floor(x) or x < 0 or x > 2 ^ 53 then
+    invalid(string.format("%s: %s is not a byte count (an integer from 0)", what, tostring(x)))
+  end
+  return x
+end
+
+local function real(x, what, default)
+  if x == nil then return default end
+  if type(x) ~= "number" then invalid(string.format("%s: expected a number, not a %s", what, type(x))) end
+  return x
+end
+
+-- An options table whose every key the call knows (a misspelt or unsupported one is refused, never ignored).
+local function options(o, known, what)
+  if o == nil then return {} end
+  if type(o) ~= "table" then invalid(string.format("%s: expected a table of options, not a %s", what, type(o))) end
+  for k in pairs(o) do
+    if not known[k] then
+      local names = {}
+      for name in pairs(known) do names[#names + 1] = name end
+      table.sort(names)
+      invalid(string.format("%s: unknown option %s (known: %s)", what, tostring(k), table.concat(names, ", ")))
+    end
+  end
+  return o
+end
+
+local function set(...)
+  local t = {}
+  for _, k in ipairs({ ... }) do t[k] = true end
+  return t
+end
+
+-- A file name: a string without NUL (C would open only what is before it).
+local function path_name(x, what)
+  if type(x) ~= "string" then invalid(what .. ": expected a string, not a " .. type(x)) end
+  if x:find("\0", 1, true) then invalid(string.format("%s: %q holds a NUL byte: C would open only what is before it", what, x)) end
+  return x
+end
+
+-- The range of each integer element type (math.huge, NaN and 2^32 + 2 are not uint32_t).
+local RANGES = { uint32_t = { 0, 0xFFFFFFFF }, int32_t = { -0x80000000, 0x7FFFFFFF } }
+
+-- The length of a table that must be a sequence: its keys exactly 1..n.
+local function sequence_length(x, what)
+  local n, keys = #x, 0
+  for k in pairs(x) do
+    keys = keys + 1
+    if type(k) ~= "number" or k ~= math.floor(k) or k < 1 or k > n then
+      invalid(string.format("%s: key %s is not in 1..%d: a table of values must be a sequence", what, tostring(k), n))
+    end
+  end
+  if keys ~= n then invalid(string.format("%s: %d values under keys 1..%d: a table with holes", what, keys, n)) end
+  return n
+end
+
 -- An array argument: (cdata pointer, element count), or nil, 0.
 -- `elem` is "float", "uint32_t" or "int32_t". A table is copied into a new
 -- array (kept alive by the caller's `keep`); an FFI array is used in place.
@@ -86,15 +149,17 @@ local CDATA_ELEMS = { float = "float", ["unsigned int"] = "uint32_t", int = "int
 local function array(x, elem, what, keep)
   if x == nil then return nil, 0 end
   if type(x) == "table" then
-    local n = #x
+    local n = sequence_length(x, what)
     local a = ffi.new(elem .. "[?]", n)
-    local integral = elem ~= "float"
+    local range = RANGES[elem]
     for i = 1, n do
       local v = x[i]
-      if type(v) ~= "number" or (integral and v ~= math.floor(v)) then
-        invalid(string.format("%s: element %d is %s, not %s", what, i, tostring(v), integral and "an integer" or "a number"))
+      if type(v) ~= "number" or (range and v ~= math.floor(v)) then
+        invalid(string.format("%s: element %d is %s, not %s", what, i, tostring(v), range and "an integer" or "a number"))
       end
-      if elem == "uint32_t" and v < 0 then invalid(string.format("%s: element %d is negative", what, i)) end
+      if range and (v < range[1] or v > range[2]) then
+        invalid(string.format("%s: element %d is %s, outside %s (%d to %d)", what, i, tostring(v), elem, range[1], range[2]))
+      end
       a[i - 1] = v
     end
     keep[#keep + 1] = a
@@ -133,6 +198,12 @@ function skn.floats(n) return ffi.new("float[?]", n) end
 -- ---- rigs and poses ----
 local Rig, Pose, Gltf = {}, {}, {}
 local handles = 0 -- made and not yet freed: skn.live_handles(), for hosts' leak checks
+-- Each object's state — its handle (h), a rig's live poses, a pose's rig —
+-- keyed by the object, weakly: the object's own fields hold no handle, so a
+-- copy of them (pairs into a new table with the metatable) is no skn object
+-- and cannot free the handle a second time. No state refers back to its
+-- own key (Lua 5.1's weak keys are not ephemerons).
+local state_of = setmetatable({}, { __mode = "k" })
 
 -- Rigs, poses and documents made and not yet freed (by destroy/close or the collector).
 function skn.live_handles() return handles end
@@ -153,27 +224,72 @@ local function release(h, free)
 end
 Rig.__index, Pose.__index, Gltf.__index = Rig, Pose, Gltf
 
+-- The object's handle and state; refused for another kind, a copy, or after destroy.
 local function handle(obj, kind, what)
   if getmetatable(obj) ~= kind then invalid(what .. ": expected a skn " .. what .. ", not " .. tostring(obj)) end
-  if obj._h == nil then invalid(what .. ": used after destroy()") end
-  return obj._h
+  local st = state_of[obj]
+  if st == nil then invalid(what .. ": a copy of a skn " .. what .. " holds no handle; share the object itself") end
+  if st.h == nil then invalid(what .. ": used after destroy()") end
+  return st.h, st
+end
+
+local function adopt(obj, kind, st)
+  state_of[obj] = st
+  return setmetatable(obj, kind)
 end
 
 local function adopt_rig(h)
   local info = ffi.new("skn_rig_info")
   info.struct_size = ffi.sizeof(info)
+  local st = { h = owned(h, lib.skn_rig_destroy), poses = 0 }
   check(lib.skn_rig_info_get(h, info))
   local flags = info.flags
-  return setmetatable({ _h = owned(h, lib.skn_rig_destroy), _poses = 0, joint_count = info.joint_count,
-    vertex_count = info.vertex_count, influence_count = info.influence_count, flags = flags,
+  return adopt({ joint_count = info.joint_count, vertex_count = info.vertex_count,
+    influence_count = info.influence_count, flags = flags, morph_target_count = info.morph_target_count,
     has_normals = bit.band(flags, lib.SKN_RIG_HAS_NORMALS) ~= 0,
-    has_tangents = bit.band(flags, lib.SKN_RIG_HAS_TANGENTS) ~= 0 }, Rig)
+    has_tangents = bit.band(flags, lib.SKN_RIG_HAS_TANGENTS) ~= 0 }, Rig, st)
+end
+
+-- bind's morph targets: { positions = ..., normals = ..., tangents = ... (3 numbers an entry),
+-- vertices = ... (the entries' vertex indices; none: every vertex) } each.
+local TARGET_KEYS = set("positions", "normals", "tangents", "vertices")
+local function morph_targets(list, v, weights, d, keep)
+  if list == nil then
+    if weights ~= nil then invalid("morph_weights without morph_targets") end
+    return
+  end
+  if type(list) ~= "table" then invalid("morph_targets: expected a table of targets, not a " .. type(list)) end
+  local n = sequence_length(list, "morph_targets")
+  if n == 0 then return end
+  local targets = ffi.new("skn_morph_target[?]", n)
+  keep[#keep + 1] = targets
+  for t = 1, n do
+    local what = string.format("morph_targets[%d]", t)
+    local target = options(list[t], TARGET_KEYS, what)
+    local vertices, m = array(target.vertices, "uint32_t", what .. ".vertices", keep)
+    if target.vertices == nil then m = v end
+    local c = targets[t - 1]
+    c.count, c.vertices = m, vertices
+    if target.positions == nil then invalid(what .. ".positions are required") end
+    for _, key in ipairs({ "positions", "normals", "tangents" }) do
+      local a, count = array(target[key], "float", what .. "." .. key, keep)
+      exactly(count, 3 * m, what .. "." .. key)
+      c[key].data = a
+    end
+  end
+  local w, nw = array(weights, "float", "morph_weights", keep)
+  exactly(nw, n, "morph_weights")
+  d.morph_targets, d.morph_weights, d.morph_target_count = targets, w, n
 end
 
 -- skn_bind from a table of arrays; the joint count is bind_matrices' (or
 -- inverse_bind_matrices') length / 16, the vertex count positions' / 3.
+local BIND_KEYS = set("bind_matrices", "inverse_bind_matrices", "parents", "positions", "normals", "tangents",
+  "influences_per_vertex", "influence_offsets", "joints", "weights", "blend_weights", "triangles", "weight_mode",
+  "max_influences", "min_weight", "layout", "morph_targets", "morph_weights")
 function skn.bind(t)
   if type(t) ~= "table" then invalid("bind: expected a table of arrays, not " .. type(t)) end
+  options(t, BIND_KEYS, "bind")
   local keep = {}
   local bm, nbm = array(t.bind_matrices, "float", "bind_matrices", keep)
   local ibm, nibm = array(t.inverse_bind_matrices, "float", "inverse_bind_matrices", keep)
@@ -211,36 +327,56 @@ function skn.bind(t)
   d.weight_mode = choice(t.weight_mode, WEIGHT_MODES, "weight_mode", "normalize")
   d.layout = choice(t.layout, LAYOUTS, "layout", "full")
   d.max_influences = index(t.max_influences, "max_influences")
-  d.min_weight = t.min_weight or 0
+  d.min_weight = real(t.min_weight, "min_weight", 0)
+  morph_targets(t.morph_targets, v, t.morph_weights, d, keep)
   local out = ffi.new("skn_rig*[1]")
   check(lib.skn_bind(d, out))
   return adopt_rig(out[0])
 end
 
 function Rig:destroy()
-  if self._h == nil then return end
-  if self._poses > 0 then invalid(string.format("rig: %d poses of it are alive; destroy them first", self._poses)) end
-  release(self._h, lib.skn_rig_destroy)
-  self._h = nil
+  local st = state_of[self]
+  if getmetatable(self) ~= Rig or st == nil or st.h == nil then return end
+  if st.poses > 0 then invalid(string.format("rig: %d poses of it are alive; destroy them first", st.poses)) end
+  release(st.h, lib.skn_rig_destroy)
+  st.h = nil
 end
 
 function Rig:pose()
-  local rh = handle(self, Rig, "rig")
+  local rh, rst = handle(self, Rig, "rig")
   local out = ffi.new("skn_pose*[1]")
   check(lib.skn_pose_create(rh, out))
   local rig = self -- the finaliser holds the rig, which so outlives its poses
-  self._poses = self._poses + 1
-  return setmetatable({ _h = owned(out[0], function(p)
+  rst.poses = rst.poses + 1
+  return adopt({ rig = self }, Pose, { rig = self, rig_state = rst, h = owned(out[0], function(p)
     lib.skn_pose_destroy(p)
-    rig._poses = rig._poses - 1
-  end), rig = self }, Pose)
+    rst.poses = rst.poses - 1
+    local _ = rig
+  end) })
 end
 
 function Pose:destroy()
-  if self._h == nil then return end
-  release(self._h, lib.skn_pose_destroy)
-  self._h = nil
-  self.rig._poses = self.rig._poses - 1
+  local st = state_of[self]
+  if getmetatable(self) ~= Pose or st == nil or st.h == nil then return end
+  release(st.h, lib.skn_pose_destroy)
+  st.h = nil
+  st.rig_state.poses = st.rig_state.poses - 1
+end
+
+-- The weights of morph targets [first, first + n): a table or a float array.
+function Pose:set_morph_weights(first, weights)
+  local ph, keep = handle(self, Pose, "pose"), {}
+  local a, n = array(weights, "float", "weights", keep)
+  check(lib.skn_pose_set_morph_weights(ph, index(first, "first"), n, a))
+end
+
+-- Every morph target's weight, a new float[morph_target_count].
+function Pose:morph_weights()
+  local ph, st = handle(self, Pose, "pose")
+  local n = st.rig.morph_target_count
+  local out = ffi.new("float[?]", math.max(n, 1))
+  if n > 0 then check(lib.skn_pose_morph_weights(ph, 0, n, out)) end
+  return out, n
 end
 
 -- Joints [first, first + n) from parent-relative transforms: 10 floats a
@@ -268,9 +404,10 @@ end
 
 -- The palette in a format ("mat4", "rows3x4", ...), into dst or a new array.
 function Pose:palette(format, dst)
-  local ph, keep = handle(self, Pose, "pose"), {}
+  local keep = {}
+  local ph, st = handle(self, Pose, "pose")
   local f = choice(format, PALETTES, "format", "mat4")
-  local need = f[2] * self.rig.joint_count
+  local need = f[2] * st.rig.joint_count
   local a, n = output(dst, need, need, "dst", keep)
   check(lib.skn_pose_palette(ph, f[1], a, n * 4))
   return a
@@ -279,8 +416,10 @@ end
 -- Deforms vertices [first_vertex, first_vertex + vertex_count) into
 -- o.positions (and o.normals, o.tangents: arrays, or true for new ones),
 -- addressed by absolute vertex index. Returns positions, normals, tangents.
+local SKIN_KEYS = set("method", "dqs_scale", "stores", "first_vertex", "vertex_count", "threads", "positions",
+  "normals", "tangents")
 function Rig:skin(pose, o)
-  o = o or {}
+  o = options(o, SKIN_KEYS, "skin")
   local rh, ph, keep = handle(self, Rig, "rig"), handle(pose, Pose, "pose"), {}
   local v = self.vertex_count
   local first, count = index(o.first_vertex, "first_vertex"), index(o.vertex_count, "vertex_count")
@@ -308,34 +447,47 @@ function Rig:skin(pose, o)
 end
 
 -- ---- glTF ----
-local function adopt_gltf(out)
+local function open_with(d)
+  local out = ffi.new("skn_gltf*[1]")
+  check(lib.skn_gltf_open_with(d, out))
   local info = ffi.new("skn_gltf_info")
   info.struct_size = ffi.sizeof(info)
-  local h = owned(out[0], lib.skn_gltf_close)
-  check(lib.skn_gltf_info_get(h, info))
-  return setmetatable({ _h = h, primitive_count = info.primitive_count, skin_count = info.skin_count,
-    animation_count = info.animation_count, node_count = info.node_count, mesh_count = info.mesh_count }, Gltf)
+  local st = { h = owned(out[0], lib.skn_gltf_close) }
+  check(lib.skn_gltf_info_get(st.h, info))
+  return adopt({ primitive_count = info.primitive_count, skin_count = info.skin_count,
+    animation_count = info.animation_count, node_count = info.node_count, mesh_count = info.mesh_count }, Gltf, st)
 end
 
-function skn.open(path)
-  if type(path) ~= "string" then invalid("path: expected a string, not a " .. type(path)) end
-  local out = ffi.new("skn_gltf*[1]")
-  check(lib.skn_gltf_open(path, out))
-  return adopt_gltf(out)
+local OPEN_KEYS, MEMORY_KEYS = set("any_path"), set("folder", "any_path")
+
+-- A .gltf or .glb file. Its buffers are read from files in its folder only;
+-- o.any_path lets it name absolute paths and climb out with '..' (for
+-- documents the host trusts: skn.h, SKN_GLTF_OPEN_ANY_PATH).
+function skn.open(path, o)
+  o = options(o, OPEN_KEYS, "open")
+  local d = ffi.new("skn_gltf_open_desc")
+  d.struct_size, d.path = ffi.sizeof(d), path_name(path, "path")
+  d.flags = o.any_path and lib.SKN_GLTF_OPEN_ANY_PATH or 0
+  return open_with(d)
 end
 
--- A .glb, or a .gltf with data: URIs, from a Lua string.
-function skn.open_memory(bytes)
+-- A .glb, or a .gltf with data: URIs — or, with o.folder, files read from
+-- that folder as from a file's — from a Lua string.
+function skn.open_memory(bytes, o)
+  o = options(o, MEMORY_KEYS, "open_memory")
   if type(bytes) ~= "string" then invalid("bytes: expected a string, not a " .. type(bytes)) end
-  local out = ffi.new("skn_gltf*[1]")
-  check(lib.skn_gltf_open_memory(bytes, #bytes, out))
-  return adopt_gltf(out)
+  local d = ffi.new("skn_gltf_open_desc")
+  d.struct_size, d.data, d.size = ffi.sizeof(d), bytes, #bytes
+  d.folder = o.folder ~= nil and path_name(o.folder, "folder") or nil
+  d.flags = o.any_path and lib.SKN_GLTF_OPEN_ANY_PATH or 0
+  return open_with(d)
 end
 
 function Gltf:close()
-  if self._h == nil then return end
-  release(self._h, lib.skn_gltf_close)
-  self._h = nil
+  local st = state_of[self]
+  if getmetatable(self) ~= Gltf or st == nil or st.h == nil then return end
+  release(st.h, lib.skn_gltf_close)
+  st.h = nil
 end
 
 function Gltf:primitive(i)
@@ -374,8 +526,10 @@ function Gltf:triangles(i)
   return t
 end
 
+local GLTF_BIND_KEYS = set("primitive", "centers_of_rotation", "max_influences", "min_weight", "blend_weights",
+  "layout", "max_bytes")
 function Gltf:bind(o)
-  o = o or {}
+  o = options(o, GLTF_BIND_KEYS, "bind")
   local h, keep = handle(self, Gltf, "gltf"), {}
   local d = ffi.new("skn_gltf_bind_desc")
   d.struct_size = ffi.sizeof(d)
@@ -386,9 +540,9 @@ function Gltf:bind(o)
   exactly(n, p.vertex_count, "blend_weights")
   d.centers_of_rotation = o.centers_of_rotation and 1 or 0
   d.max_influences = index(o.max_influences, "max_influences")
-  d.min_weight = o.min_weight or 0
+  d.min_weight = real(o.min_weight, "min_weight", 0)
   d.layout = choice(o.layout, LAYOUTS, "layout", "full")
-  d.max_bytes = o.max_bytes or 0
+  d.max_bytes = byte_count(o.max_bytes, "max_bytes")
   local out = ffi.new("skn_rig*[1]")
   check(lib.skn_gltf_bind(h, d, out))
   return adopt_rig(out[0])

@@ -19,14 +19,27 @@ library raises an skn.Error subclass carrying the status name and the
 library's message, which names the offending item. The library is found
 through $SKN_LIBRARY, beside this package, in the prefix it was installed
 to, in the build tree, or on the system's library path, and must be ABI 1.
+
+Lifetimes: a Rig, Pose or Gltf frees its libskn object when it is
+collected, or at once with close() (or a `with` block); using it after is
+skn.InvalidArgument. A pose keeps its rig alive, and a rig with live poses
+refuses close(). They cannot be copied or pickled (TypeError): share the
+object. Threads: a Rig and a Gltf may be used by any number of threads at
+once; a Pose belongs to one thread at a time as in C, and calls on one pose
+from several threads take turns (a lock a pose), so that a skin never sees
+a half-set pose. ctypes releases the GIL during every call, so threads that
+skin their own poses run in parallel.
 """
 import ctypes
 import math
 
 import numpy
 
+import os
+
 from . import _abi, _args
 from ._args import Error, InvalidArgument, InvalidType
+from ._owner import _Owner, refuse_copy
 
 _lib, LIBRARY_PATH = _abi.load()
 
@@ -64,15 +77,66 @@ def _attrib(a):
     return _abi.Attrib(None if a is None else a.ctypes.data, 0)
 
 
-def _handle_of(obj, cls, what):
+def _owner_of(obj, cls, what):
     if not isinstance(obj, cls):
         raise _args.bad_type(f"{what} must be a skn.{cls.__name__}, not {type(obj).__name__}")
-    if not obj._handle:
-        raise _args.bad(f"{what}: this skn.{cls.__name__} was destroyed")
-    return obj._handle
+    owner = obj.__dict__.get("_owner")
+    if owner is None:
+        raise _args.bad(f"{what}: this skn.{cls.__name__} holds no libskn object (it was never made)")
+    return owner
 
 
-class Rig:
+class _Using:
+    """Holds owners for one call: `with _Using((rig, Rig, "rig"), ...) as (h, ...)` gives their handles,
+    entered in order and left in reverse; close() waits for it."""
+    __slots__ = ("owners", "entered")
+
+    def __init__(self, *items):
+        self.owners = [_owner_of(*item) for item in items]
+        self.entered = []
+
+    def __enter__(self):
+        handles = []
+        try:
+            for owner in self.owners:
+                handles.append(owner.enter())
+                self.entered.append(owner)
+        except BaseException:
+            self.__exit__()
+            raise
+        return handles if len(handles) > 1 else handles[0]
+
+    def __exit__(self, *_):
+        while self.entered:
+            self.entered.pop().leave()
+        return False
+
+
+class _Lifetime:
+    """close() and `with` for Rig, Pose and Gltf (their owner: _owner.py)."""
+
+    def close(self):
+        """Frees the libskn object now (the object is unusable after); again is a no-op. A rig with
+        live poses refuses (skn.InvalidArgument): close them first."""
+        owner = self.__dict__.get("_owner")
+        if owner is not None:
+            owner.close()
+
+    @property
+    def closed(self):
+        owner = self.__dict__.get("_owner")
+        return owner is None or not owner.handle
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+        return False
+
+
+@refuse_copy
+class Rig(_Lifetime):
     """A skeleton, a rest mesh and its weights, bound once (skn_bind). Immutable;
     may be shared by threads. Influences are fixed-width (joints and weights of
     shape (vertices, k)) or CSR (flat joints and weights with `offsets`, n + 1 of
@@ -84,9 +148,8 @@ class Rig:
                  parents=None, normals=None, tangents=None, offsets=None, weight_mode="normalize",
                  max_influences=0, min_weight=0.0, blend_weights=None, triangles=None, layout="full",
                  morph_targets=(), morph_weights=None, _handle=None):
-        self._handle = ctypes.c_void_p(_handle)
         if _handle:
-            self._read_info()
+            self._adopt(_handle)
             return
         if (bind_matrices is None) == (inverse_bind_matrices is None):
             raise _args.bad("give exactly one of bind_matrices and inverse_bind_matrices")
@@ -145,12 +208,14 @@ class Rig:
             d.morph_weights = _ptr(keep["mw"])
         elif morph_weights is not None and _args.rows(morph_weights, "morph_weights", 1).size:
             raise _args.bad("morph_weights without morph_targets")
-        _check(_lib.skn_bind(ctypes.byref(d), ctypes.byref(self._handle)))
-        self._read_info()
+        handle = ctypes.c_void_p()
+        _check(_lib.skn_bind(ctypes.byref(d), ctypes.byref(handle)))
+        self._adopt(handle.value)
 
-    def _read_info(self):
+    def _adopt(self, handle):
+        self._owner = _Owner(handle, _lib.skn_rig_destroy, "Rig")
         info = _abi.RigInfo(struct_size=ctypes.sizeof(_abi.RigInfo))
-        _check(_lib.skn_rig_info_get(self._handle, ctypes.byref(info)))
+        _check(_lib.skn_rig_info_get(handle, ctypes.byref(info)))
         self.joint_count, self.vertex_count = info.joint_count, info.vertex_count
         self.influence_count, self.max_influences_per_vertex = info.influence_count, info.max_influences_per_vertex
         self.has_normals = bool(info.flags & _abi.RIG_HAS_NORMALS)
@@ -159,11 +224,6 @@ class Rig:
         self.has_centers_of_rotation = bool(info.flags & _abi.RIG_HAS_CENTERS)
         self.layout = "compact" if info.flags & _abi.RIG_COMPACT else "full"
         self.morph_target_count, self.morph_entry_count = info.morph_target_count, info.morph_entry_count
-
-    def __del__(self):
-        if getattr(self, "_handle", None):
-            _lib.skn_rig_destroy(self._handle)
-            self._handle = None
 
     def pose(self):
         """A new pose of this rig, at its rest pose."""
@@ -180,7 +240,6 @@ class Rig:
         Returns out, or (out, normals, tangents) when asked for them."""
         if pose is None or not isinstance(pose, Pose):
             raise _args.bad_type(f"pose must be a skn.Pose of this rig, not {type(pose).__name__}")
-        _handle_of(pose, Pose, "pose")
         if normals is not None and normals is not False and not self.has_normals:
             raise _args.bad("normals: this rig was bound without normals")
         if tangents is not None and tangents is not False and not self.has_tangents:
@@ -198,7 +257,8 @@ class Rig:
                           stores=_args.name(stores, _abi.STORES, "stores"))
         d.positions, d.normals, d.tangents = (_abi.Attrib(o[1].ctypes.data, o[1].strides[0]) if o else _abi.Attrib()
                                               for o in outs)
-        _check(_lib.skn_skin(self._handle, pose._handle, ctypes.byref(d)))
+        with _Using((self, Rig, "rig"), (pose, Pose, "pose")) as (rig_handle, pose_handle):
+            _check(_lib.skn_skin(rig_handle, pose_handle, ctypes.byref(d)))
         for o in outs:
             if o and o[0] is not o[1]:
                 o[0][...] = o[1]  # the caller's array was not float32 rows: copy back
@@ -211,7 +271,11 @@ class Rig:
         mesh "positions" (n, 3), and where the rig has them "normals" (n, 3), "tangents" (n, 4),
         "blend_weights" (n,) and "centers" (n, 4: xyz, w = 1 where the vertex has a center)."""
         k, joint_bits = _args.count(influences, "influences"), _args.count(joint_bits, "joint_bits")
-        n = self.vertex_count  # the library checks k and joint_bits before it writes
+        if k not in (4, 8):  # the arrays below are (n, k): C would read 0 as 4
+            raise _args.bad(f"influences is {k}; skn's GLSL takes 4 or 8 a vertex")
+        if joint_bits not in (8, 16):
+            raise _args.bad(f"joint_bits is {joint_bits}; it must be 8 or 16")
+        n = self.vertex_count  # the library checks the rig against k and joint_bits before it writes
         out = {"joints": numpy.empty((n, k), numpy.uint8 if joint_bits == 8 else numpy.uint16),
                "weights": numpy.empty((n, k), numpy.float32), "positions": numpy.empty((n, 3), numpy.float32)}
         if self.has_normals:
@@ -225,7 +289,8 @@ class Rig:
         d = _abi.GpuAttributes(struct_size=ctypes.sizeof(_abi.GpuAttributes), influences=k, joint_bits=joint_bits)
         for key, a in out.items():
             setattr(d, key, _abi.Attrib(a.ctypes.data, 0))
-        _check(_lib.skn_rig_gpu_attributes(self._handle, ctypes.byref(d)))
+        with _Using((self, Rig, "rig")) as handle:
+            _check(_lib.skn_rig_gpu_attributes(handle, ctypes.byref(d)))
         return out
 
 
@@ -259,20 +324,23 @@ def _morph_targets(targets, n, keep):
     return array
 
 
-class Pose:
-    """One transform per joint and the skinning palette derived from it. A pose
-    belongs to one thread at a time; it keeps its rig alive."""
+@refuse_copy
+class Pose(_Lifetime):
+    """One transform per joint and the skinning palette derived from it. It keeps
+    its rig alive (rig.close() refuses while it lives). One thread at a time:
+    calls from several take turns."""
 
     def __init__(self, rig):
-        self._handle = ctypes.c_void_p()
-        handle = _handle_of(rig, Rig, "rig")
-        self.rig = rig
-        _check(_lib.skn_pose_create(handle, ctypes.byref(self._handle)))
+        out = ctypes.c_void_p()
+        with _Using((rig, Rig, "rig")) as rig_handle:
+            _check(_lib.skn_pose_create(rig_handle, ctypes.byref(out)))
+            self._owner = _Owner(out.value, _lib.skn_pose_destroy, "Pose", parent=rig._owner, exclusive=True)
+        self._rig = rig
 
-    def __del__(self):
-        if getattr(self, "_handle", None):
-            _lib.skn_pose_destroy(self._handle)
-            self._handle = None
+    @property
+    def rig(self):
+        """The rig this pose is of."""
+        return self._rig
 
     def set_local(self, translations=None, rotations=None, scales=None, first=0):
         """Joints [first, first + n) from transforms relative to their parents: translations (n, 3),
@@ -294,7 +362,8 @@ class Pose:
         t[:, 7:10] = 1.0  # scale
         for cols, a in parts:
             t[:, cols] = a
-        _check(_lib.skn_pose_set_local(self._handle, first, n, t.ctypes.data_as(ctypes.POINTER(_abi.Transform))))
+        with _Using((self, Pose, "pose")) as handle:
+            _check(_lib.skn_pose_set_local(handle, first, n, t.ctypes.data_as(ctypes.POINTER(_abi.Transform))))
 
     def set_morph_weights(self, weights, first=0):
         """The weights of morph targets [first, first + len(weights))."""
@@ -303,14 +372,16 @@ class Pose:
         if first + w.size > self.rig.morph_target_count:
             raise IndexOutOfRange("SKN_ERR_INDEX_OUT_OF_RANGE", f"weights [{first}, {first + w.size}) run past the "
                                   f"rig's {self.rig.morph_target_count} morph targets")
-        _check(_lib.skn_pose_set_morph_weights(self._handle, first, w.size, _ptr(w)))
+        with _Using((self, Pose, "pose")) as handle:
+            _check(_lib.skn_pose_set_morph_weights(handle, first, w.size, _ptr(w)))
 
     @property
     def morph_weights(self):
         """Every morph target's weight, as a (morph_target_count,) float32 array."""
         w = numpy.zeros(self.rig.morph_target_count, numpy.float32)
-        if w.size:
-            _check(_lib.skn_pose_morph_weights(self._handle, 0, w.size, _ptr(w)))
+        with _Using((self, Pose, "pose")) as handle:
+            if w.size:
+                _check(_lib.skn_pose_morph_weights(handle, 0, w.size, _ptr(w)))
         return w
 
     def set_model(self, matrices, first=0):
@@ -318,14 +389,16 @@ class Pose:
         note on matrices)."""
         first = _args.count(first, "first")
         m = _args.matrices(matrices, "matrices")
-        _check(_lib.skn_pose_set_model(self._handle, first, len(m), _ptr(m)))
+        with _Using((self, Pose, "pose")) as handle:
+            _check(_lib.skn_pose_set_model(handle, first, len(m), _ptr(m)))
 
     def palette(self, format="mat4"):
         """The palette: (J, 4, 4) matrices for "mat4"; (J, 3, 4) rows for "rows3x4" and
         "normal-rows3x4"; (J, 8) or (J, 20) floats for the dual-quaternion formats."""
         code, width = _args.name(format, _abi.PALETTES, "format")
         out = numpy.empty((self.rig.joint_count, width), numpy.float32)
-        _check(_lib.skn_pose_palette(self._handle, code, out.ctypes.data, out.nbytes))
+        with _Using((self, Pose, "pose")) as handle:
+            _check(_lib.skn_pose_palette(handle, code, out.ctypes.data, out.nbytes))
         if code == 0:
             return out.reshape(-1, 4, 4).transpose(0, 2, 1)
         return out.reshape(-1, 3, 4) if width == 12 else out
@@ -336,53 +409,86 @@ class Pose:
         d = _gpu_desc(method, dqs_scale, normals=normals, tangents=tangents, palette="texture-2d")
         vec4s = gpu_layout(method, normals=normals, tangents=tangents)["palette_vec4s"]
         out = numpy.empty((self.rig.joint_count, vec4s, 4), numpy.float32)
-        _check(_lib.skn_pose_gpu_palette(self._handle, ctypes.byref(d), out.ctypes.data, out.nbytes))
+        with _Using((self, Pose, "pose")) as handle:
+            _check(_lib.skn_pose_gpu_palette(handle, ctypes.byref(d), out.ctypes.data, out.nbytes))
         return out
 
 
-class Gltf:
-    """A glTF 2.0 document (.gltf or .glb), opened and validated: from a path, or from bytes in
-    memory (a .glb, or a .gltf whose buffers are data: URIs)."""
+@refuse_copy
+class Gltf(_Lifetime):
+    """A glTF 2.0 document (.gltf or .glb), opened and validated. `path` is a str,
+    bytes (as the os module takes file names) or os.PathLike; Gltf.from_memory opens
+    one from its bytes. Its buffers are read from files inside its folder only:
+    any_path=True lets it name absolute paths and climb out with '..' (for
+    documents the host trusts; skn.h, SKN_GLTF_OPEN_ANY_PATH)."""
 
-    def __init__(self, path_or_bytes):
-        self._handle = ctypes.c_void_p()
-        if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
-            data = bytes(path_or_bytes)
-            _check(_lib.skn_gltf_open_memory(data, len(data), ctypes.byref(self._handle)))
-        elif isinstance(path_or_bytes, str) or hasattr(path_or_bytes, "__fspath__"):
-            path = str(path_or_bytes.__fspath__() if hasattr(path_or_bytes, "__fspath__") else path_or_bytes)
-            _check(_lib.skn_gltf_open(path.encode(), ctypes.byref(self._handle)))
-        else:
-            raise _args.bad_type(f"Gltf takes a path or bytes, not {type(path_or_bytes).__name__}")
+    def __init__(self, path, *, any_path=False):
+        if isinstance(path, (bytearray, memoryview)):
+            raise _args.bad_type(f"Gltf takes a path; for a document's bytes use skn.Gltf.from_memory")
+        if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
+            raise _args.bad_type(f"Gltf takes a path (str, bytes or os.PathLike), not {type(path).__name__}")
+        name = os.fsencode(path)
+        if b"\0" in name:
+            at = name.index(b"\0")
+            raise _args.bad(f"path {os.fsdecode(name[:80])!r}{'...' if len(name) > 80 else ''} holds a NUL byte at "
+                            f"{at}: the system would open only what is before it"
+                            f"{' (a document in memory opens with skn.Gltf.from_memory)' if isinstance(path, bytes) else ''}")
+        d = _abi.GltfOpenDesc(struct_size=ctypes.sizeof(_abi.GltfOpenDesc), path=name,
+                              flags=_abi.GLTF_OPEN_ANY_PATH if any_path else 0)
+        self._open(d)
+
+    @classmethod
+    def from_memory(cls, data, *, folder=None, any_path=False):
+        """A document from its bytes (bytes-like, copied): a .glb, or a .gltf whose buffers are data:
+        URIs or, given `folder`, files read from that folder as from a file's."""
+        try:
+            view = memoryview(data)
+        except TypeError:
+            raise _args.bad_type(f"from_memory takes the document's bytes, not {type(data).__name__}") from None
+        data = view.tobytes()
+        d = _abi.GltfOpenDesc(struct_size=ctypes.sizeof(_abi.GltfOpenDesc), size=len(data),
+                              flags=_abi.GLTF_OPEN_ANY_PATH if any_path else 0)
+        d.data = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p)
+        if folder is not None:
+            name = os.fsencode(folder)
+            if b"\0" in name:
+                raise _args.bad(f"folder {os.fsdecode(name[:80])!r} holds a NUL byte")
+            d.folder = name
+        self = cls.__new__(cls)
+        self._open(d)  # the library copies the bytes during the call
+        return self
+
+    def _open(self, desc):
+        handle = ctypes.c_void_p()
+        _check(_lib.skn_gltf_open_with(ctypes.byref(desc), ctypes.byref(handle)))
+        self._owner = _Owner(handle.value, _lib.skn_gltf_close, "Gltf")
         info = _abi.GltfInfo(struct_size=ctypes.sizeof(_abi.GltfInfo))
-        _check(_lib.skn_gltf_info_get(self._handle, ctypes.byref(info)))
-        self.primitives = [self._primitive(i) for i in range(info.primitive_count)]
-        self.animations = [self._animation(i) for i in range(info.animation_count)]
+        with _Using((self, Gltf, "gltf")) as h:
+            _check(_lib.skn_gltf_info_get(h, ctypes.byref(info)))
+            self.primitives = [self._primitive(h, i) for i in range(info.primitive_count)]
+            self.animations = [self._animation(h, i) for i in range(info.animation_count)]
         self.skin_count, self.node_count, self.mesh_count = info.skin_count, info.node_count, info.mesh_count
 
-    def __del__(self):
-        if getattr(self, "_handle", None):
-            _lib.skn_gltf_close(self._handle)
-            self._handle = None
-
-    def _primitive(self, i):
+    def _primitive(self, h, i):
         p = _abi.GltfPrimitiveInfo(struct_size=ctypes.sizeof(_abi.GltfPrimitiveInfo))
-        _check(_lib.skn_gltf_primitive_info_get(self._handle, i, ctypes.byref(p)))
+        _check(_lib.skn_gltf_primitive_info_get(h, i, ctypes.byref(p)))
         return {"mesh": p.mesh, "primitive_in_mesh": p.primitive_in_mesh, "node": p.node, "skin": p.skin,
                 "vertex_count": p.vertex_count, "triangle_count": p.triangle_count, "joint_count": p.joint_count,
                 "influences_per_vertex": p.influences_per_vertex, "has_normals": bool(p.flags & 1),
                 "has_tangents": bool(p.flags & 2), "mesh_name": p.mesh_name.decode(),
-                "node_name": p.node_name.decode(), "morph_target_names": [self._target_name(i, t)
+                "node_name": p.node_name.decode(), "morph_target_names": [self._target_name(h, i, t)
                                                                          for t in range(p.morph_target_count)]}
 
-    def _target_name(self, i, t):
+    @staticmethod
+    def _target_name(h, i, t):
         name = ctypes.c_char_p()
-        _check(_lib.skn_gltf_morph_target_name(self._handle, i, t, ctypes.byref(name)))
+        _check(_lib.skn_gltf_morph_target_name(h, i, t, ctypes.byref(name)))
         return name.value.decode()
 
-    def _animation(self, i):
+    @staticmethod
+    def _animation(h, i):
         a = _abi.GltfAnimationInfo(struct_size=ctypes.sizeof(_abi.GltfAnimationInfo))
-        _check(_lib.skn_gltf_animation_info_get(self._handle, i, ctypes.byref(a)))
+        _check(_lib.skn_gltf_animation_info_get(h, i, ctypes.byref(a)))
         return {"name": a.name.decode(), "start": a.start, "end": a.end, "channel_count": a.channel_count}
 
     def _primitive_index(self, primitive):
@@ -406,7 +512,8 @@ class Gltf:
         """The primitive's triangles, (t, 3) vertex indices."""
         primitive = self._primitive_index(primitive)
         out = numpy.empty((self.primitives[primitive]["triangle_count"], 3), numpy.uint32)
-        _check(_lib.skn_gltf_triangles(self._handle, primitive, _ptr(out, ctypes.c_uint32), out.size))
+        with _Using((self, Gltf, "gltf")) as h:
+            _check(_lib.skn_gltf_triangles(h, primitive, _ptr(out, ctypes.c_uint32), out.size))
         return out
 
     def bind(self, primitive=0, centers_of_rotation=False, max_influences=0, min_weight=0.0, blend_weights=None,
@@ -423,13 +530,14 @@ class Gltf:
                               layout=_args.name(layout, _abi.LAYOUTS, "layout"),
                               max_bytes=_args.bytes_count(max_bytes, "max_bytes"))
         handle = ctypes.c_void_p()
-        _check(_lib.skn_gltf_bind(self._handle, ctypes.byref(d), ctypes.byref(handle)))
+        with _Using((self, Gltf, "gltf")) as h:
+            _check(_lib.skn_gltf_bind(h, ctypes.byref(d), ctypes.byref(handle)))
         return Rig(positions=None, joints=None, weights=None, _handle=handle.value)
 
     def pose(self, pose, primitive=0, animation=0, time=0.0):
         """Poses `pose` (of a rig from bind(primitive)) at `time` seconds of an animation, given
         by index or name; None for the document's own node transforms."""
-        handle = _handle_of(pose, Pose, "pose")
+        _owner_of(pose, Pose, "pose")
         primitive = self._primitive_index(primitive)
         if isinstance(animation, str):
             animation = self.find_animation(animation)
@@ -442,7 +550,8 @@ class Gltf:
         if not math.isfinite(time):
             raise NotFinite("SKN_ERR_NOT_FINITE", f"time is {time}")
         index = _abi.NO_ANIMATION if animation is None else animation
-        _check(_lib.skn_gltf_pose(self._handle, primitive, index, time, handle))
+        with _Using((self, Gltf, "gltf"), (pose, Pose, "pose")) as (h, pose_handle):
+            _check(_lib.skn_gltf_pose(h, primitive, index, time, pose_handle))
 
 
 def _gpu_desc(method, dqs_scale="polar", influences=4, normals=False, tangents=False, dialect="330",
@@ -482,7 +591,7 @@ def gpu_layout(method="lbs", *, normals=False, tangents=False):
 
 
 def version():
-    """The loaded library's version, "1.2.0"."""
+    """The loaded library's version, "1.3.0"."""
     return __version__
 
 

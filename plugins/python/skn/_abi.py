@@ -29,22 +29,49 @@ GLSL_DIALECTS = {"330": 0, "300 es": 1}
 GLSL_PALETTES = {"uniform-block": 0, "texture-buffer": 1, "texture-2d": 2}
 GPU_NORMALS, GPU_TANGENTS, GLSL_NO_VERSION = 1, 2, 1
 GPU_NEEDS_BLEND_WEIGHTS, GPU_NEEDS_CENTERS = 1, 2
+GLTF_OPEN_ANY_PATH = 1
 
 
-class Attrib(ctypes.Structure):
+_RANGES = {ctypes.c_uint32: ("uint32", 0, 2 ** 32 - 1), ctypes.c_int32: ("int32", -2 ** 31, 2 ** 31 - 1),
+           ctypes.c_uint64: ("uint64", 0, 2 ** 64 - 1),
+           ctypes.c_size_t: ("size_t", 0, 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1)}
+
+
+class Struct(ctypes.Structure):
+    """A C struct whose integer fields refuse what does not fit their C type: ctypes would keep the
+    low bits (2^32 + 2 as 2), the wrong count or index without a word."""
+
+    def __init__(self, *values, **fields):
+        super().__init__()
+        for (name, _), value in zip(self._fields_, values):
+            setattr(self, name, value)
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    def __setattr__(self, name, value):
+        ctype = dict(self._fields_).get(name)
+        if ctype in _RANGES and not isinstance(value, bool) and isinstance(value, int):
+            c_name, lo, hi = _RANGES[ctype]
+            if not lo <= value <= hi:
+                from ._args import bad
+                raise bad(f"{type(self).__name__}.{name} is {value}; it must fit {c_name} ({lo} to {hi})")
+        super().__setattr__(name, value)
+
+
+class Attrib(Struct):
     _fields_ = [("data", ctypes.c_void_p), ("stride", ctypes.c_uint32)]
 
 
-class Transform(ctypes.Structure):
+class Transform(Struct):
     _fields_ = [("translation", ctypes.c_float * 3), ("rotation", ctypes.c_float * 4), ("scale", ctypes.c_float * 3)]
 
 
-class MorphTarget(ctypes.Structure):
+class MorphTarget(Struct):
     _fields_ = [("count", ctypes.c_uint32), ("vertices", c_uint32_p), ("positions", Attrib), ("normals", Attrib),
                 ("tangents", Attrib)]
 
 
-class BindDesc(ctypes.Structure):
+class BindDesc(Struct):
     _fields_ = [
         ("struct_size", ctypes.c_uint32), ("joint_count", ctypes.c_uint32), ("parents", c_int32_p),
         ("inverse_bind_matrices", c_float_p), ("bind_matrices", c_float_p), ("rest_local", ctypes.c_void_p),
@@ -59,13 +86,13 @@ class BindDesc(ctypes.Structure):
     ]
 
 
-class RigInfo(ctypes.Structure):
+class RigInfo(Struct):
     _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "joint_count", "vertex_count", "influence_count",
                                                "max_influences_per_vertex", "flags", "morph_target_count",
                                                "morph_entry_count")]
 
 
-class SkinDesc(ctypes.Structure):
+class SkinDesc(Struct):
     _fields_ = [
         ("struct_size", ctypes.c_uint32), ("method", ctypes.c_uint32), ("first_vertex", ctypes.c_uint32),
         ("vertex_count", ctypes.c_uint32), ("positions", Attrib), ("normals", Attrib), ("tangents", Attrib),
@@ -73,40 +100,45 @@ class SkinDesc(ctypes.Structure):
     ]
 
 
-class GltfInfo(ctypes.Structure):
+class GltfInfo(Struct):
     _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "primitive_count", "skin_count", "animation_count",
                                                "node_count", "mesh_count")]
 
 
-class GltfPrimitiveInfo(ctypes.Structure):
+class GltfPrimitiveInfo(Struct):
     _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "mesh", "primitive_in_mesh", "node", "skin",
                                                "vertex_count", "triangle_count", "joint_count",
                                                "influences_per_vertex", "flags")] + [("mesh_name", ctypes.c_char_p)] + \
         [("node_name", ctypes.c_char_p), ("morph_target_count", ctypes.c_uint32)]  # 1.2
 
 
-class GltfAnimationInfo(ctypes.Structure):
+class GltfAnimationInfo(Struct):
     _fields_ = [("struct_size", ctypes.c_uint32), ("channel_count", ctypes.c_uint32), ("start", ctypes.c_float),
                 ("end", ctypes.c_float), ("name", ctypes.c_char_p)]
 
 
-class GltfBindDesc(ctypes.Structure):
+class GltfBindDesc(Struct):
     _fields_ = [("struct_size", ctypes.c_uint32), ("primitive", ctypes.c_uint32),
                 ("centers_of_rotation", ctypes.c_uint32), ("max_influences", ctypes.c_uint32),
                 ("min_weight", ctypes.c_float), ("blend_weights", c_float_p), ("layout", ctypes.c_uint32),
                 ("max_bytes", ctypes.c_uint64)]
 
 
-class GpuDesc(ctypes.Structure):
+class GltfOpenDesc(Struct):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("path", ctypes.c_char_p), ("data", ctypes.c_void_p),
+                ("size", ctypes.c_size_t), ("folder", ctypes.c_char_p), ("flags", ctypes.c_uint32)]
+
+
+class GpuDesc(Struct):
     _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "method", "dqs_scale", "influences", "outputs",
                                                "dialect", "palette", "joint_count", "flags")]
 
 
-class GpuLayout(ctypes.Structure):
+class GpuLayout(Struct):
     _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "palette_vec4s", "needs")]
 
 
-class GpuAttributes(ctypes.Structure):
+class GpuAttributes(Struct):
     _fields_ = [("struct_size", ctypes.c_uint32), ("influences", ctypes.c_uint32), ("joint_bits", ctypes.c_uint32)] + \
         [(n, Attrib) for n in ("joints", "weights", "blend_weights", "centers", "positions", "normals", "tangents")]
 
@@ -150,6 +182,8 @@ PROTOTYPES = {
     "skn_pose_morph_weights": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.c_uint32, c_float_p]),
     "skn_gltf_morph_target_name": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.c_uint32,
                                                       ctypes.POINTER(ctypes.c_char_p)]),
+    # 1.3
+    "skn_gltf_open_with": (ctypes.c_uint32, [ctypes.POINTER(GltfOpenDesc), ctypes.POINTER(_P)]),
 }
 
 

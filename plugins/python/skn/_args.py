@@ -151,5 +151,6 @@ def output(x, what, count_, width):
         raise bad(f"{what} has shape {x.shape}; expected ({count_}, {width})")
     if not x.flags.writeable:
         raise bad(f"{what} is read-only")
-    direct = x.dtype == numpy.float32 and x.strides[1] == 4 and x.strides[0] >= 4 * width
+    # a row stride past 32 bits (skn_out_attrib.stride's width) is written through a copy too
+    direct = x.dtype == numpy.float32 and x.strides[1] == 4 and 4 * width <= x.strides[0] <= 0xFFFFFFFF
     return x, (x if direct else numpy.empty(x.shape, numpy.float32))

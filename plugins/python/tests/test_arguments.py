@@ -77,7 +77,7 @@ class TestArguments(unittest.TestCase):
         self.refused(lambda: self.rig.skin(self.pose, first_vertex=1.5), t, "first_vertex must be an integer")
         self.refused(lambda: self.rig.skin(self.pose, method=2), t, "method must be a name")
         self.refused(lambda: skn.Pose(None), t, "rig must be a skn.Rig")
-        self.refused(lambda: skn.Gltf(42), t, "Gltf takes a path or bytes")
+        self.refused(lambda: skn.Gltf(42), t, "Gltf takes a path (str, bytes or os.PathLike), not int")
 
     def test_negative_indices(self):
         v = ValueError

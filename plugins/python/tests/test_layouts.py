@@ -19,6 +19,7 @@ STRUCTS = {
     "skn_morph_target": _abi.MorphTarget,
     "skn_gltf_info": _abi.GltfInfo, "skn_gltf_primitive_info": _abi.GltfPrimitiveInfo,
     "skn_gltf_animation_info": _abi.GltfAnimationInfo, "skn_gltf_bind_desc": _abi.GltfBindDesc,
+    "skn_gltf_open_desc": _abi.GltfOpenDesc,
     "skn_gpu_desc": _abi.GpuDesc, "skn_gpu_layout": _abi.GpuLayout, "skn_gpu_attributes": _abi.GpuAttributes,
 }
 LEFT_OUT_STRUCTS = {
@@ -43,7 +44,7 @@ CONSTANTS = {
     "SKN_RIG_COMPACT": _abi.RIG_COMPACT, "SKN_GPU_NORMALS": _abi.GPU_NORMALS, "SKN_GPU_TANGENTS": _abi.GPU_TANGENTS,
     "SKN_GLSL_NO_VERSION": _abi.GLSL_NO_VERSION, "SKN_GPU_NEEDS_BLEND_WEIGHTS": _abi.GPU_NEEDS_BLEND_WEIGHTS,
     "SKN_GPU_NEEDS_CENTERS": _abi.GPU_NEEDS_CENTERS, "SKN_GLTF_NO_ANIMATION": _abi.NO_ANIMATION,
-    "SKN_VERSION_MAJOR": _abi.ABI_MAJOR,
+    "SKN_VERSION_MAJOR": _abi.ABI_MAJOR, "SKN_GLTF_OPEN_ANY_PATH": _abi.GLTF_OPEN_ANY_PATH,
 }
 LEFT_OUT_CONSTANTS = {
     "SKN_GLTF_HAS_NORMALS": "the package reads a primitive's flags through skn_gltf_primitive_info as a number",
