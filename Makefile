@@ -1,8 +1,9 @@
 # skn — build, test, install. `make help` lists the targets.
 #
 # make            build/libskn.so.1 (+ libskn.so) and the programs
-# make check      install missing Debian packages, build, run every test
-# make demo       build, skin a procedural arm and a glTF model, write pictures
+# make check      install the missing Debian packages for every test, build, run every test
+# make demo       install the build's packages, build the library and the command, skin a procedural arm
+#                 and a glTF model, write pictures (scripts/install-deps says which packages are whose)
 # make install    PREFIX=/usr/local: headers, library, GL and libffi adapters, skn.hpp, pkg-config file, Python and Lua packages
 # make bench      the benchmark: bandwidth probes, every kernel vs the scalar reference and the yardstick
 # make bench-against BASE=REV   this library against git revision REV's, in one process, row by row
@@ -56,27 +57,55 @@ CORE_OBJ := $(patsubst core/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 # specialisations took about a fifth of their build time, for values a
 # debugger reads in the scalar reference instead.
 # GCC's combiner tried three- and four-instruction combinations across the
-# DQS, BLEND and COR kernels' long straight-line bodies (dqs_<isa>.c) for a
+# DQS, BLEND and COR kernels' long straight-line bodies (dqs_<isa>.c,
+# blend_<isa>.c, cor_<isa>.c, with lbsq_<isa>.c built alike) for a
 # third of their build time; with pairs only, their code differs in 0.05% of
 # its instructions and builds in three quarters of the time, and they run
 # within 1-2% either way (`skn bench --against` the two builds). LBS
 # (lbs_<isa>.c, a tenth of the code) ran 3-4% slower so and keeps the
 # default. (A probe: other compilers lack the parameter.)
+# Their debug information is line tables alone (-g1, where CFLAGS asks for
+# any): profilers and stack traces keep the kernels' lines; the types and
+# scopes of their thousands of inlined locals took a fifth of their build.
+# KERNEL_DEBUG=-g on the command line gives them everything.
+KERNEL_DEBUG ?= $(if $(filter -g%,$(CFLAGS)),-g1)
 KERNEL_COMBINE := $(shell $(CC) -Werror --param=max-combine-insns=2 -c -x c /dev/null -o /dev/null 2>/dev/null && echo --param=max-combine-insns=2)
 ifeq ($(FUZZ),1)
 # The fuzz build (clang, `make fuzz-build`): the kernels at -O0 and without
 # coverage — clang takes minutes a kernel file at -O1, and their paths
 # follow counts, which bind and the loader decide, not the data.
 # FUZZ_KERNEL_OPT=-O1 for a long campaign: slower to build, several times faster to run.
+# FUZZ_KERNEL_SETS=portable (make check's short runs) builds the portable
+# set alone: the fuzzers look for inputs that break bind, the loader and
+# the kernels' control (blocks, counts, morph spans), which no instruction
+# set changes; the AVX2 and AVX-512 sets are held to ASan by the san tree's
+# unit tests and its replay of every seed and finding (tests/run-all).
+# Clang at -O0 under ASan took 30-40 s a wide kernel file.
 FUZZ_KERNEL_OPT ?= -O0
+FUZZ_KERNEL_SETS ?= all
 $(BUILD)/obj/kernels/%.o: KFLAGS := $(FUZZ_KERNEL_OPT) -Wno-psabi -fno-sanitize=fuzzer-no-link -DSKN_KERNELS_CHECKED
+ifeq ($(FUZZ_KERNEL_SETS),portable)
+CORE_OBJ := $(filter-out %_avx2.o %_avx512.o,$(CORE_OBJ))
+$(BUILD)/obj/kernels/simd.o: KFLAGS := $(FUZZ_KERNEL_OPT) -Wno-psabi -fno-sanitize=fuzzer-no-link -DSKN_KERNELS_PORTABLE_ONLY
+endif
+# simd.o follows the choice when a tree switches (its file changes only then)
+$(BUILD)/obj/kernels/simd.o: $(BUILD)/kernel-sets
+$(BUILD)/kernel-sets: FORCE
+	@mkdir -p $(dir $@)
+	@echo $(FUZZ_KERNEL_SETS) | cmp -s - $@ || echo $(FUZZ_KERNEL_SETS) > $@
 # COR's centers are arithmetic over the weights: tracing their comparisons
 # guides nothing and took half the skin target's time.
 $(BUILD)/obj/cor_bind.o: KFLAGS := -fno-sanitize-coverage=trace-cmp
 else
-KERNEL_FLAGS := -Wno-psabi -fno-var-tracking-assignments $(if $(SAN),-DSKN_KERNELS_CHECKED -fno-var-tracking)
+# In the sanitizer trees ASan checks the kernels and UBSan does not: vector
+# code on float lanes whose integer arithmetic is indices bind validated;
+# UBSan's checks took half of those files' build (31.6 s against 18.6 s for
+# cor_avx2.c) for none the code can fail. The rest of the library keeps both.
+KERNEL_FLAGS := -Wno-psabi -fno-var-tracking-assignments $(if $(SAN),-DSKN_KERNELS_CHECKED -fno-var-tracking \
+  $(if $(findstring undefined,$(SAN)),-fno-sanitize=undefined)) $(KERNEL_DEBUG)
 $(BUILD)/obj/kernels/%.o: KFLAGS := $(KERNEL_FLAGS)
-$(BUILD)/obj/kernels/dqs_%.o: KFLAGS := $(KERNEL_FLAGS) $(KERNEL_COMBINE)
+$(BUILD)/obj/kernels/dqs_%.o $(BUILD)/obj/kernels/blend_%.o $(BUILD)/obj/kernels/cor_%.o \
+  $(BUILD)/obj/kernels/lbsq_%.o: KFLAGS := $(KERNEL_FLAGS) $(KERNEL_COMBINE)
 endif
 $(BUILD)/obj/kernels/%_avx2.o: ISA := -mavx2 -mfma
 $(BUILD)/obj/kernels/%_avx512.o: ISA := -mavx2 -mfma -mavx512f -mavx512vl -mavx512dq -mprefer-vector-width=512
@@ -99,8 +128,11 @@ DEMO := $(BUILD)/bin/skn-demo
 ADDON := $(BUILD)/skn_blender.zip
 CLI := $(BUILD)/bin/skn
 CLI_SRC := $(wildcard plugins/cli/*.c)
+FFI_SRC := $(wildcard plugins/ffi/*.c)
+FFI_OBJ := $(patsubst plugins/ffi/%.c,$(BUILD)/obj/ffi/%.o,$(FFI_SRC))
+FFI_LIB := $(BUILD)/libskn_ffi.a
 
-.PHONY: all lib gl ffi node-deps python fuzz fuzz-build blender-addon bench bench-against bench-blender check check-threads test demo install uninstall deps abi-baseline clean help
+.PHONY: FORCE all lib gl ffi node-deps python fuzz fuzz-build blender-addon bench bench-against bench-blender check check-threads test demo install uninstall deps deps-build abi-baseline clean help
 all: lib gl ffi $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON) $(BUILD)/stripped/$(SONAME)
 lib: $(LIB) $(BUILD)/libskn.so
 gl: $(GL_LIB)
@@ -119,9 +151,6 @@ $(GL_LIB): $(GL_OBJ)
 
 # The libffi adapter (plugins/ffi): a static library that loads libskn at
 # run time and calls it through libffi. It never sees skn.h (no -Iabi).
-FFI_SRC := $(wildcard plugins/ffi/*.c)
-FFI_OBJ := $(patsubst plugins/ffi/%.c,$(BUILD)/obj/ffi/%.o,$(FFI_SRC))
-FFI_LIB := $(BUILD)/libskn_ffi.a
 FFI_CFLAGS := -std=c99 $(CFLAGS) $(SAN) $(WARN) -D_POSIX_C_SOURCE=200809L -Iplugins/ffi
 $(BUILD)/obj/ffi/%.o: plugins/ffi/%.c plugins/ffi/*.h
 	@mkdir -p $(dir $@)
@@ -306,15 +335,19 @@ $(BUILD)/tests/old_client: tests/abi/old_client.c tests/abi/skn-1.0/skn.h $(BUIL
 $(BUILD)/tests/abi_client: tests/abi/abi_client.c abi/skn.h | $(BUILD)/tests
 	$(CC) $(PROG_CFLAGS) $< -ldl -o $@
 
+# The Debian packages: deps for everything make check runs, deps-build for
+# building and the demo (scripts/install-deps says which are which).
 deps:
 	@scripts/install-deps
+deps-build:
+	@scripts/install-deps build
 
 # make check builds four trees side by side — the plain build, ASan+UBSan
 # (build/san), ThreadSanitizer (build/tsan) and the fuzzers' clang build —
 # sharing one jobserver: each tree ends on a few large kernel files, and
 # built one after another they left a core idle for minutes. Then the tests.
 check: deps
-	@$(MAKE) --no-print-directory check-plain check-san check-tsan fuzz-build
+	@$(MAKE) --no-print-directory check-plain check-san check-tsan fuzz-build FUZZ_KERNEL_SETS=portable
 	@PYTHON=$(PYTHON) BUILD=$(BUILD) tests/run-all
 
 .PHONY: check-plain check-san check-tsan
@@ -335,8 +368,10 @@ check-threads: deps
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN="-fsanitize=thread" CFLAGS="-O1 -g" $(BUILD)/tsan/tests/unit
 	@CK_FORK=no $(BUILD)/tsan/tests/unit
 
-demo: deps
-	@$(MAKE) --no-print-directory all
+# The demo installs and builds what it runs, no more: the library, the skn
+# command (with the GL adapter, for --gpu), skn-demo and the arm.
+demo: deps-build
+	@$(MAKE) --no-print-directory lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf
 	@BUILD=$(BUILD) scripts/demo
 
 # Regenerate the ABI baseline after an intended, compatible addition.
@@ -356,6 +391,9 @@ $(STRIPPED): $(LIB)
 # Debian's interpreters look in PREFIX/lib/pythonX.Y/dist-packages (/usr/local included).
 PYTHON_SITE ?= $(shell $(PYTHON) -c "import sys; print('$(PREFIX)/lib/python%d.%d/dist-packages' % sys.version_info[:2])")
 
+# Everything it installs is a prerequisite, built before the first file is
+# copied (from a clean checkout too: tests/install-check holds `make
+# install`'s builds to `make`'s), so the recipe only copies.
 install: lib gl ffi $(STRIPPED) $(CLI)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/.debug $(DESTDIR)$(INCLUDEDIR) \
 	  $(DESTDIR)$(PYTHON_SITE)/skn $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LUADIR)/skn

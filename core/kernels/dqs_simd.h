@@ -441,9 +441,18 @@ SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_src *src, uint3
 #define SKN_DQ_RUNS_BY_M(K, KIND)                                                 \
   SKN_DQ_RUNS_S(KIND, K, 0) SKN_DQ_GENERAL_##K(KIND) SKN_DQ_RUNS_S(KIND, K, 2) \
   SKN_DQ_RUN(KIND, K, 2, 0, 0) SKN_DQ_RUN(KIND, K, 2, 1, 0)
+/* Each kernel is built where its file defines its name (dqs_<isa>.c,
+ * blend_<isa>.c, cor_<isa>.c): one translation unit a method, so that a
+ * build's cores share the family's specialisations. */
+#ifdef SKN_DQS_KERNEL
 SKN_WIDTHS(SKN_DQ_RUNS, KIND_DQS)
+#endif
+#ifdef SKN_BLEND_KERNEL
 SKN_WIDTHS(SKN_DQ_RUNS_BY_M, KIND_BLEND)
+#endif
+#ifdef SKN_COR_KERNEL
 SKN_WIDTHS(SKN_DQ_RUNS_BY_M, KIND_COR)
+#endif
 
 #define SKN_DQ_CELL(KIND, K, S) KIND##_##K##00##S, KIND##_##K##10##S, KIND##_##K##01##S, KIND##_##K##11##S
 #define SKN_DQ_ROW(K, KIND) {{SKN_DQ_CELL(KIND, K, 0)}, {SKN_DQ_CELL(KIND, K, 1)}, {SKN_DQ_CELL(KIND, K, 2)}},
@@ -451,9 +460,15 @@ SKN_WIDTHS(SKN_DQ_RUNS_BY_M, KIND_COR)
   {{SKN_DQ_CELL(KIND, K, 0), KIND##_##K##200, KIND##_##K##210},              \
    {SKN_DQ_CELL(KIND, 0, 1), KIND##_##0101, KIND##_##0111},                   \
    {SKN_DQ_CELL(KIND, K, 2), KIND##_##K##102, KIND##_##K##112}},
+#ifdef SKN_DQS_KERNEL
 static const block_fn dqs_runs[][3][4] = {SKN_WIDTHS(SKN_DQ_ROW, KIND_DQS)};
+#endif
+#ifdef SKN_BLEND_KERNEL
 static const block_fn blend_runs[][3][6] = {SKN_WIDTHS(SKN_DQ_ROW_BY_M, KIND_BLEND)};
+#endif
+#ifdef SKN_COR_KERNEL
 static const block_fn cor_runs[][3][6] = {SKN_WIDTHS(SKN_DQ_ROW_BY_M, KIND_COR)};
+#endif
 
 /* The S column: 0 rigid, 1 S_i blended whole, 2 every S_i uniform. */
 #define SKN_DQ_SCALE_COLUMN(pose, split) \
@@ -466,6 +481,12 @@ static const block_fn cor_runs[][3][6] = {SKN_WIDTHS(SKN_DQ_ROW_BY_M, KIND_COR)}
     run_blocks(job, first, end, fns);                                                         \
   }
 
+#ifdef SKN_DQS_KERNEL
 SKN_DQ_KERNEL(SKN_DQS_KERNEL, dqs_runs, attrs_column)
+#endif
+#ifdef SKN_BLEND_KERNEL
 SKN_DQ_KERNEL(SKN_BLEND_KERNEL, blend_runs, lbs_column)
+#endif
+#ifdef SKN_COR_KERNEL
 SKN_DQ_KERNEL(SKN_COR_KERNEL, cor_runs, lbs_column)
+#endif

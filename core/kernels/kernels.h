@@ -2,7 +2,8 @@
  * lbsq_simd.h, dqs_simd.h for DQS, BLEND and COR, pose_simd.h for forward
  * kinematics, forms_simd.h for the joints' rotation forms) is compiled once
  * per instruction set — portable (the compiler's baseline), AVX2+FMA and
- * AVX-512 — and simd.c picks one set at run time, so that one libskn.so.1
+ * AVX-512 — a file a method (<method>_<isa>.c, so that a build's cores
+ * share them) — and simd.c picks one set at run time, so that one libskn.so.1
  * runs everywhere and fast where it can.
  * Every kernel is tested against the scalar reference (lbs.c, dqs.c, cor.c;
  * the pose against a double-precision one and the forms against palette.c's

@@ -5,7 +5,7 @@
  * group's matrices into rows, and applying them, normalising and storing
  * happen in lanes, with no horizontal arithmetic. Included by
  * lbs_<isa>.c, which name the function (SKN_LBS_KERNEL) and build it for
- * their instruction set, and by dqs_<isa>.c for BLEND's and COR's blend of
+ * their instruction set, and by the DQS family's files (dqs_, blend_, cor_, lbsq_<isa>.c) for BLEND's and COR's blend of
  * M_i; the influence count k and the attributes are compile-time constants
  * in each specialisation, so the loops unroll. */
 #include "kernels.h"
@@ -238,7 +238,7 @@ SKN_INLINE void lbs_group(const skn_skin_job *job, const skn_src *src, uint32_t 
 
 /* The column of a table with the normals-by-M specialisations (attrs_column's
  * four, then normals by M without and with tangents) for a job. */
-static int lbs_column(const skn_skin_job *job) {
+static inline int lbs_column(const skn_skin_job *job) {
   return job->normals && job->pose->lbs_rigid ? 4 + (job->tangents != NULL) : attrs_column(job);
 }
 
@@ -292,6 +292,6 @@ SKN_INLINE void group_run(const skn_skin_job *job, const skn_src *src, uint32_t 
     run_blocks(job, first, end, fns);                                                                 \
   }
 
-#ifdef SKN_LBS_KERNEL /* (dqs_<isa>.c takes the group code above, not the kernel) */
+#ifdef SKN_LBS_KERNEL /* (the DQS family takes the group code above, not the kernel) */
 SKN_GROUP_KERNEL(SKN_LBS_KERNEL, lbs, 6, lbs_column)
 #endif

@@ -7,7 +7,7 @@
  * is a few multiply-adds in lanes: the offsets v0 - c_i are formed in the
  * kernel, the same float subtraction bind's bone offsets make, and keep the
  * form's precision far from the origin. Normals blend (w_i / s_i^2) A_i,
- * tangents w_i A_i, applied once per vertex. Included by dqs_<isa>.c
+ * tangents w_i A_i, applied once per vertex. Included by lbsq_<isa>.c
  * after dqs_simd.h. */
 
 /* rows r[0..8] (A row-major) times d, plus r[9..11] (b). */

@@ -17,8 +17,13 @@
                                              skn__pose_stage_##isa, skn__pose_##isa,                   \
                                              skn__dq_forms_##isa, skn__quat_forms_##isa};
 SKN_DECLARE_SET(portable)
+#if !defined(SKN_KERNELS_PORTABLE_ONLY) /* the fuzz build's library has the portable set alone (Makefile) */
 SKN_DECLARE_SET(avx2)
 SKN_DECLARE_SET(avx512)
+#define SKN_WIDE_SETS 1
+#else
+#define SKN_WIDE_SETS 0
+#endif
 /* The scalar set: the reference kernels, the portable build of the pose
  * (bit for bit the same on every set: pose_simd.h) and the joint-at-a-time
  * rotation forms (palette.c), which the sets' match bit for bit. */
@@ -31,8 +36,8 @@ static int cpu_has(skn_simd s) {
   switch (s) {
   case SKN_SIMD_SCALAR:
   case SKN_SIMD_PORTABLE: return 1;
-  case SKN_SIMD_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  case SKN_SIMD_AVX512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+  case SKN_SIMD_AVX2: return SKN_WIDE_SETS && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  case SKN_SIMD_AVX512: return SKN_WIDE_SETS && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
   default: return 0;
   }
 }
@@ -54,8 +59,10 @@ static skn_simd current(void) {
 
 const skn_kernel_set *skn__kernels(void) {
   switch (current()) {
+#if SKN_WIDE_SETS
   case SKN_SIMD_AVX512: return &skn__kernels_avx512;
   case SKN_SIMD_AVX2: return &skn__kernels_avx2;
+#endif
   case SKN_SIMD_PORTABLE: return &skn__kernels_portable;
   default: return &kernels_scalar;
   }

@@ -505,6 +505,13 @@ static void bench_pose(FILE *js) {
 const char *const BENCH_ATTR_NAMES[3] = {"P", "PN", "PNT"};
 const char *const BENCH_SIMD_NAMES[5] = {"auto", "scalar", "portable", "avx2", "avx512"};
 
+int bench_json_name(const char *path) {
+  static const char *const JSON[] = {"json"};
+  if (output_extension(path, JSON, 1) >= 0) return 1;
+  fprintf(stderr, "skn: -o %s: bench writes its results as JSON: name the file .json\n", path);
+  return 0;
+}
+
 void bench_machine(char *cpu, size_t n) {
   FILE *f = fopen("/proc/cpuinfo", "r");
   char line[256];
@@ -568,6 +575,7 @@ int cmd_bench(int argc, char **argv) {
     else if (!strcmp(argv[i], "-o") && i + 1 < argc) json_path = argv[++i];
     else return fprintf(stderr, "skn: bench takes --full and -o FILE, or --calls C WHAT (see --help)\n"), EXIT_USAGE;
   }
+  if (json_path && !bench_json_name(json_path)) return EXIT_USAGE;
   char cpu[160];
   bench_machine(cpu, sizeof cpu);
   skn_simd simd = skn_get_simd();
@@ -591,8 +599,10 @@ int cmd_bench(int argc, char **argv) {
          "%.1f / %.1f GB/s\n", bw[1][0], bw[2][0], bw[1][1], bw[2][1], nt[1], nt[2]);
   printf("medians of 5 runs (3 at 10M); ceiling = copy bandwidth / bytes a vertex moves, the copy probed\n"
          "again after each row (its GB/s): this machine's bandwidth moves by half from minute to minute; %% NT:\n"
-         "of the non-temporal copy's ceiling above; x yard: against ../shared/bench's scalar yardstick (-O2, 4\n"
-         "influences, the same vertices and attributes and threads; %s)\n\n",
+         "of the non-temporal copy's ceiling above; both can pass 100%%: the copy reads each line it writes\n"
+         "(read-for-ownership) where the kernels' streaming stores do not, rows that fit the caches are not\n"
+         "bound by memory at all, and a probe is one minute's reading; x yard: against ../shared/bench's scalar\n"
+         "yardstick (-O2, 4 influences, the same vertices and attributes and threads; %s)\n\n",
          YARDSTICK_BUILT ? "timed before each size's rows" : "not built in: no ../shared/bench");
   printf("%-9s %-4s %-5s %10s %3s %11s %10s %8s %9s %7s %8s %8s\n", "method", "attr", "infl", "vertices", "thr",
          "M vert/s", "x scalar", "x yard", "% ceiling", "% NT", "B/vert", "GB/s");

@@ -92,4 +92,7 @@ extern const char *const BENCH_METHOD_NAMES[5]; /* by skn_method */
 extern const char *const BENCH_ATTR_NAMES[3];   /* P, PN, PNT */
 extern const char *const BENCH_SIMD_NAMES[5];   /* by skn_simd */
 
+/* Whether -o names a .json file (the results are JSON); says so when not. */
+int bench_json_name(const char *path);
+
 #endif

@@ -36,6 +36,10 @@ typedef struct options {
  * problem and returns EXIT_USAGE, or EXIT_OK. */
 int parse_options(int argc, char **argv, int first, const char *allowed, options *o);
 
+/* The extension of `path` among the n in `known` ("png"): its index, or -1
+ * (none, or another): every subcommand's -o says what it writes. */
+int output_extension(const char *path, const char *const *known, int n);
+
 /* A document's primitive, bound and posed as options say. */
 typedef struct posed_mesh {
   skn_gltf *gltf;

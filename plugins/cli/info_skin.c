@@ -86,12 +86,9 @@ static void write_ply(FILE *f, const posed_mesh *m, const float *p, const float 
 static const char *output_format(const options *o) {
   if (o->format) return o->format;
   if (!o->out) return "json";
-  const char *dot = strrchr(o->out, '.'), *slash = strrchr(o->out, '/');
-  if (!dot || (slash && slash > dot)) return NULL;
   static const char *const KNOWN[] = {"obj", "ply", "json"};
-  for (size_t k = 0; k < 3; ++k)
-    if (!strcmp(dot + 1, KNOWN[k])) return KNOWN[k];
-  return NULL;
+  int k = output_extension(o->out, KNOWN, 3);
+  return k < 0 ? NULL : KNOWN[k];
 }
 
 int cmd_skin(int argc, char **argv) {

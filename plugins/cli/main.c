@@ -11,6 +11,8 @@ static const char *HELP =
     "  render FILE      a shaded picture of the skinned mesh, as PNG\n"
     "  bench            how fast skn skins on this machine\n"
     "\n"
+    "  --version        the version of skn and of the library it runs on\n"
+    "\n"
     "skn COMMAND --help tells more. Exit status: 0 done, 1 bad input, 2 bad usage.\n";
 
 #define FILE_OPTIONS                                                                                   \
@@ -66,7 +68,8 @@ static const char *HELP_BENCH =
     "             earlier commit's), both in one process on the same rigs, calls alternating: each row's\n"
     "             ratio of times (> 1: this one faster), median of R rounds (7), and whether the outputs\n"
     "             match bit for bit; 100,000 and 1,000,000 vertices (--vertices N: N alone), 4 and 1-8\n"
-    "             influences, rigid joints and scaled ones at 4; --full: the bench's sweep\n";
+    "             influences, rigid joints and scaled ones at 4; --full: the bench's sweep; --simd S: both\n"
+    "             libraries on one instruction set (scalar, portable, avx2, avx512; default: each its best)\n";
 
 static int wants_help(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
@@ -89,7 +92,9 @@ int main(int argc, char **argv) {
       return COMMANDS[k].run(argc, argv);
     }
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) return fputs(HELP, stdout), EXIT_OK;
-  if (!strcmp(cmd, "--version")) return printf("skn %s\n", skn_version_string()), EXIT_OK;
+  if (!strcmp(cmd, "--version"))
+    return printf("skn %d.%d.%d, libskn %s\n", SKN_VERSION_MAJOR, SKN_VERSION_MINOR, SKN_VERSION_PATCH,
+                  skn_version_string()), EXIT_OK;
   if (*cmd) fprintf(stderr, "skn: unknown command \"%s\"\n\n", cmd);
   fputs(HELP, stderr);
   return EXIT_USAGE;

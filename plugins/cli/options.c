@@ -91,6 +91,14 @@ static int apply(options *o, const char *name, const char *value) {
   return EXIT_OK;
 }
 
+int output_extension(const char *path, const char *const *known, int n) {
+  const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  if (!dot || (slash && slash > dot)) return -1;
+  for (int k = 0; k < n; ++k)
+    if (!strcmp(dot + 1, known[k])) return k;
+  return -1;
+}
+
 /* Is `name` a word of the space-separated list `allowed`? */
 static int allowed_here(const char *allowed, const char *name) {
   size_t n = strlen(name);

@@ -171,7 +171,7 @@ static int render(posed_mesh *m, const options *o, const render_backend *be, flo
       panel_origin(o, r, f, &px, &py);
       downsample(&cv, img, iw, px, py);
       char label[64];
-      if (cols > 1) snprintf(label, sizeof label, "%s  T=%.2fS", o->method_names[r], frame_time(m, o, f));
+      if (cols > 1) snprintf(label, sizeof label, "%s  t = %.2f s", o->method_names[r], frame_time(m, o, f));
       else snprintf(label, sizeof label, "%s", o->method_names[r]);
       draw_text(img, iw, ih, px + 8, py + 8, 2, label, ink);
     }
@@ -187,6 +187,9 @@ int cmd_render(int argc, char **argv) {
   int rc = parse_options(argc, argv, 2, "primitive animation time method compare dqs-scale blend layout frames size gpu any-path o", &o);
   if (rc) return rc;
   if (!o.out) return fprintf(stderr, "skn: render needs -o OUT.png (see --help)\n"), EXIT_USAGE;
+  static const char *const PNG[] = {"png"};
+  if (output_extension(o.out, PNG, 1) < 0)
+    return fprintf(stderr, "skn: -o %s: render writes PNG pictures: name the file .png\n", o.out), EXIT_USAGE;
   if (!o.width) o.width = o.height = 360;
   if (!o.frames) o.frames = 1;
   posed_mesh m;

@@ -1,6 +1,6 @@
 -- skn for LuaJIT: libskn through the FFI, with Lua's errors and finalisers.
 --
---   local skn = require("skn")            -- loads $SKN_LIBRARY, else libskn.so.1
+--   local skn = require("skn")            -- $SKN_LIBRARY, else the library installed beside it
 --   local rig = skn.bind{ bind_matrices = m, parents = p, positions = v, joints = j, weights = w }
 --   local pose = rig:pose()
 --   pose:set_local(0, locals)              -- 10 floats a joint: translation, rotation xyzw, scale
@@ -23,7 +23,23 @@
 local ffi = require("ffi")
 ffi.cdef(require("skn.cdef"))
 
-local lib = ffi.load(os.getenv("SKN_LIBRARY") or "libskn.so.1")
+-- The library: $SKN_LIBRARY; else the one installed beside this module
+-- (PREFIX/lib for PREFIX/share/lua/5.1/skn/init.lua: `make install`), or
+-- the build tree's for the module in plugins/lua; else the loader's path.
+local function load_library()
+  local given = os.getenv("SKN_LIBRARY")
+  if given then return ffi.load(given) end
+  local lua_dir = debug.getinfo(1, "S").source:match("^@(.*)/skn/init%.lua$")
+  for _, path in ipairs(lua_dir and { lua_dir .. "/../../../lib/libskn.so.1", lua_dir .. "/../../build/libskn.so.1" } or {}) do
+    local f = io.open(path, "rb")
+    if f then
+      f:close()
+      return ffi.load(path)
+    end
+  end
+  return ffi.load("libskn.so.1")
+end
+local lib = load_library()
 local skn = {}
 
 local Error = {}

@@ -4,6 +4,7 @@ and, where one is found, libskn.so.1 beside the package's modules (see
 pyproject.toml). PEP 427 gives the format."""
 import base64
 import hashlib
+import io
 import os
 import sysconfig
 import tarfile
@@ -14,10 +15,21 @@ NAME = "skn"
 
 
 def _version():
-    for line in open(os.path.join(HERE, "pyproject.toml")):
-        if line.startswith("version"):
-            return line.split("=", 1)[1].strip().strip('"')
-    raise RuntimeError("pyproject.toml has no version")
+    """The library's version, from its header (abi/skn.h's SKN_VERSION_MAJOR, _MINOR, _PATCH: the one
+    place every package takes it from); an sdist, away from the tree, carries it in PKG-INFO."""
+    header = os.path.join(HERE, "..", "..", "abi", "skn.h")
+    if os.path.isfile(header):
+        parts = {}
+        for line in open(header):
+            words = line.split()
+            if len(words) >= 3 and words[0] == "#define" and words[1] in ("SKN_VERSION_MAJOR", "SKN_VERSION_MINOR",
+                                                                            "SKN_VERSION_PATCH"):
+                parts[words[1]] = int(words[2])
+        return f"{parts['SKN_VERSION_MAJOR']}.{parts['SKN_VERSION_MINOR']}.{parts['SKN_VERSION_PATCH']}"
+    for line in open(os.path.join(HERE, "PKG-INFO")):
+        if line.startswith("Version:"):
+            return line.split(":", 1)[1].strip()
+    raise RuntimeError("no abi/skn.h beside the package and no PKG-INFO: which version is this?")
 
 
 def _library():
@@ -87,4 +99,8 @@ def build_sdist(sdist_directory, config_settings=None):
         for part in ("pyproject.toml", NAME, "build_backend"):
             t.add(os.path.join(HERE, part), f"{base}/{part}",
                   filter=lambda i: None if "__pycache__" in i.name else i)
+        info = _metadata(version).encode()  # PKG-INFO: the sdist's metadata, its version with it
+        entry = tarfile.TarInfo(f"{base}/PKG-INFO")
+        entry.size, entry.mtime, entry.mode = len(info), 1767225600, 0o644
+        t.addfile(entry, io.BytesIO(info))
     return name

@@ -1,0 +1,5 @@
+/* cor_avx2.c — the COR kernel (dqs_simd.h: optimized centers of rotation)
+ * built for AVX2 with FMA; the Makefile gives this file its instruction set. */
+#define SKN_COR_KERNEL skn__cor_avx2
+#include "lbs_simd.h"
+#include "dqs_simd.h"
