@@ -270,7 +270,7 @@ typedef struct skn_bind_desc {
  *   normal is within 4.3e-5 radians, a tangent within 7.5e-5 (its y has 15
  *   bits). The kernels decode as they stream, which costs ~16 instructions
  *   a vertex (LBS under AVX2: 95 against 79): it pays where memory
- *   bandwidth, not arithmetic, is the limit (README, "Performance"). Weights above 1, or more than 32 influences on
+ *   bandwidth, not arithmetic, is the limit (docs/performance.md). Weights above 1, or more than 32 influences on
  *   a vertex: SKN_ERR_UNSUPPORTED naming the vertex. An unknown layout:
  *   SKN_ERR_INVALID_ARGUMENT.
  * Morph targets: a vertex index >= vertex_count is SKN_ERR_INDEX_OUT_OF_RANGE

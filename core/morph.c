@@ -17,7 +17,7 @@
  * multiply-add per offset of the entries of the targets whose weight is
  * not 0 — a vector one over a run of neighbouring vertices — and a span's
  * bookkeeping where one is touched: independent of how many targets there
- * are. What it costs on top of skinning is in README ("Morph targets"). */
+ * are. What it costs on top of skinning is in docs/guide.md ("Morph targets"). */
 #include "internal.h"
 #include "bind.h"
 #include "kernels/kernels.h"

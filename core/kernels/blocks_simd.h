@@ -110,7 +110,7 @@ SKN_INLINE void decode_oct(const uint32_t *codes, uint32_t count, const int tang
  * hardware prefetchers keep up with the six to nine streams alone; on two,
  * sharing the memory system, they fall behind: LBS PN 4 at 1M vertices,
  * 2 threads, went from ~390 to ~525 M vertices/s (1 thread unchanged;
- * README, "Performance"). Eight groups ahead covers the memory latency at
+ * docs/performance.md). Eight groups ahead covers the memory latency at
  * this rate with room; the last groups of the rig prefetch nothing. */
 #define SKN_PREFETCH_AHEAD (8u * SKN_PACK_GROUP)
 
