@@ -104,7 +104,7 @@ else
 # UBSan's checks took half of those files' build (31.6 s against 18.6 s for
 # cor_avx2.c) for none the code can fail. The rest of the library keeps both.
 KERNEL_FLAGS := -Wno-psabi -fno-var-tracking-assignments $(if $(SAN),-DSKN_KERNELS_CHECKED -fno-var-tracking \
-  $(if $(findstring undefined,$(SAN)),-fno-sanitize=undefined,float-cast-overflow)) $(KERNEL_DEBUG)
+  $(if $(findstring undefined,$(SAN)),-fno-sanitize=undefined -fno-sanitize=float-cast-overflow)) $(KERNEL_DEBUG)
 $(BUILD)/obj/kernels/%.o: KFLAGS := $(KERNEL_FLAGS)
 $(BUILD)/obj/kernels/dqs_%.o $(BUILD)/obj/kernels/blend_%.o $(BUILD)/obj/kernels/cor_%.o \
   $(BUILD)/obj/kernels/lbsq_%.o: KFLAGS := $(KERNEL_FLAGS) $(KERNEL_COMBINE)
