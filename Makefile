@@ -244,12 +244,16 @@ bench-against: deps
 	  $(CLI) bench --against $$dir/build/$(SONAME) $(ARGS) -o $(BUILD)/bench-against.json
 
 # Blender's Armature modifier against the add-on's CPU and GPU modes, one Blender with a
-# window on a virtual X server (not a test).
+# window on a virtual X server, then a frame change headless on the setups the add-on takes
+# over (plain bones, B-Bones, shape keys) at 50,000 and 200,000 vertices (not a test).
 bench-blender: deps
 	@$(MAKE) --no-print-directory $(ADDON)
 	@BLENDER_USER_SCRIPTS=$$(mktemp -d) xvfb-run -a -s "-screen 0 1024x768x24" blender --factory-startup \
 	  --python tests/bench/blender_bench.py -- $(abspath $(ADDON)) 2>&1 \
-	  | grep -E '^(machine|mesh|per |deformation|\(the|Linear|Preserve|warning)|Error|Traceback'
+	  | grep -E '^(machine|mesh|per |deformation|\(the|Linear|Preserve|GPU mode|B-Bones|a shape key|warning)|Error|Traceback'
+	@BLENDER_USER_SCRIPTS=$$(mktemp -d) blender -b --factory-startup \
+	  --python tests/bench/blender_frames.py -- $(abspath $(ADDON)) 2>&1 \
+	  | grep -E '^(machine|a frame| +[0-9,]+ |vertices| +vertices)|Error|Traceback'
 
 # ---- tests ----
 # The header's layouts as the compiler lays them out (scripts/abi_layouts):

@@ -21,7 +21,9 @@ draw (the mesh skinned once on the CPU, drawn by the same stages less skn's
 functions, free_ms): the least a GPU-mode frame can cost on this renderer, so
 modifier/free is the most GPU mode could gain here. A second table times the
 deformation alone (no redraw), as before: a pose change until the mesh is
-ready for the viewport.
+ready for the viewport. A third compares GPU mode with the modifier (Linear)
+on the same tube with B-Bones of 8 segments, and with a shape key whose
+value is keyed, so that the modifier's input changes every frame.
 
 On llvmpipe the GPU is the CPU (its 2 cores here draw and shade too), so GPU
 mode's figure stands in for a real GPU's.
@@ -96,6 +98,26 @@ def build(vertices):
     return arm, obj, mod
 
 
+def bbones(arm, segments):
+    for bone in arm.data.bones:
+        bone.bbone_segments = segments
+
+
+def shape_key(obj):
+    """A key that widens the tube by half, its value keyed from 0 to 1 over the animation: the
+    modifier's input changes every frame."""
+    obj.shape_key_add(name="Basis")
+    key = obj.shape_key_add(name="Wide", from_mix=False)
+    co = numpy.empty(len(obj.data.vertices) * 3, numpy.float32)
+    key.data.foreach_get("co", co)
+    co = co.reshape(-1, 3)
+    co[:, 1:] *= 1.5
+    key.data.foreach_set("co", co.ravel())
+    for value, frame in ((0.0, 1), (1.0, FRAMES)):
+        key.value = value
+        key.keyframe_insert("value", frame=frame)
+
+
 def pose(arm, k):
     for i, pb in enumerate(arm.pose.bones):
         pb.rotation_quaternion = Quaternion((0.3, 1, 0.2), 0.05 * math.sin(k + i))
@@ -154,7 +176,7 @@ def free_ms(ui, viewport, core, obj, arm, win, area, region, draws):
     the object shown as bounds as in GPU mode. The least a GPU-mode frame can cost on this
     renderer, whatever its vertex shader does."""
     b = ui.binding(obj)
-    kind = b.set_pose(arm, obj.skn.method)
+    kind = b.set_pose(arm, obj.skn.method, obj)
     p, n, _ = b.rig.skin(b.pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
     software = b.drawing.software  # the order and the draws GPU mode takes
     vertices, triangles = viewport.drawing_order(b.rig.gpu_attributes()["positions"], b.triangles, software)
@@ -211,13 +233,26 @@ def main():
             if mode == "CPU":
                 cpu_ms = deform_ms(lambda: (layer.update(), layer.update()), arm)  # skin, then re-evaluate
                 binding = ui.binding(obj)
-                skin_ms = deform_ms(lambda: binding.skin(arm, method), arm)
+                skin_ms = deform_ms(lambda: binding.deform(obj, arm, method), arm)
             else:
                 row["free"] = free_ms(ui, skn_viewport, core, obj, arm, win, area, region, draws)
             bpy.ops.skn.unbind()
         row["modifier"] = statistics.median(modifier + frame_ms(win, area, region, draws))
         rows.append((label, row))
         alone.append((label, blender_ms, cpu_ms, skin_ms))
+    curved = []  # GPU mode on the rigs that need more than plain bones: Linear, modifier against GPU
+    mod.use_deform_preserve_volume, obj.skn.method, obj.skn.mode = False, "LINEAR", "GPU"
+    for label, setup, undo in (("B-Bones, 8 segments", lambda: bbones(arm, 8), lambda: bbones(arm, 1)),
+                               ("a shape key, keyed", lambda: shape_key(obj), lambda: obj.shape_key_clear())):
+        setup()
+        layer.update()
+        modifier = frame_ms(win, area, region, draws)
+        bpy.ops.skn.bind()
+        gpu_ms = statistics.median(frame_ms(win, area, region, draws))
+        drawn = ui.gpu_drawn(obj)
+        bpy.ops.skn.unbind()
+        curved.append((label, statistics.median(modifier + frame_ms(win, area, region, draws)), gpu_ms, drawn))
+        undo()
     bpy.types.SpaceView3D.draw_handler_remove(counter, "WINDOW")
 
     print(f"{'per animation frame':24} {'Armature modifier':>18} {'skn CPU mode':>13} {'skn GPU mode':>13}"
@@ -230,6 +265,9 @@ def main():
     print(f"{'deformation alone':24} {'Armature modifier':>18} {'skn CPU mode':>13} {'of which skn':>13}")
     for label, b, c, s in alone:
         print(f"{label:24} {b:15.1f} ms {c:10.1f} ms {s:10.1f} ms")
+    print(f"{'GPU mode, Linear':24} {'Armature modifier':>18} {'skn GPU mode':>13}   {'modifier/GPU':>12}")
+    for label, m, g, drawn in curved:
+        print(f"{label:24} {m:15.1f} ms {g:10.1f} ms   {m / g:11.2f}x" + ("" if drawn else "   (not drawn by the shader)"))
     sys.stdout.flush()
     os._exit(0)
 

@@ -77,7 +77,7 @@ def cpu_image(ui, viewport, core, obj, view, proj, cull=False):
     """The same binding skinned on the CPU (positions and normals), drawn by the same fragment stage."""
     b = ui.binding(obj)
     arm, _ = core.find_armature(obj)
-    kind = b.set_pose(arm, obj.skn.method)
+    kind = b.set_pose(arm, obj.skn.method, obj)
     p, n, _ = b.rig.skin(b.pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
     shader = viewport.plain_shader()
     batch = viewport.plain_batch(p, n, b.triangles)
@@ -114,7 +114,7 @@ def images(mods):
             check("on llvmpipe the batch takes the Hilbert order (viewport.drawing_order)", b.drawing.software)
             arm, _ = core.find_armature(obj)
             own = viewport.Drawing(b, method, software=False)
-            own.update(b, arm)
+            own.update(b, arm, obj)
             model_view = view @ viewport.model_matrix(b, obj, arm)
             ok, detail = same_image(render(lambda: own.draw(model_view, proj)), got)
             check("LINEAR: the mesh's own triangle order (a GPU's) draws the Hilbert order's image", ok, detail)
@@ -128,7 +128,7 @@ def images(mods):
                 split = viewport.Drawing(b, method, software=True)
             finally:
                 viewport.SOFTWARE_DRAW_TRIANGLES = per_draw
-            split.update(b, arm)
+            split.update(b, arm, obj)
             ok, detail = same_image(render(lambda: split.draw(model_view, proj)), got)
             check(f"LINEAR: {len(split.batch.batches)} draws of at most 97 triangles draw the image of one", ok
                   and len(split.batch.batches) == -(-triangles // 97), detail)
@@ -195,6 +195,168 @@ def big_rig(mods):
     bpy.ops.skn.unbind()
     bpy.data.objects.remove(obj)
     bpy.data.objects.remove(arm)
+
+
+def curved_and_keyed(mods):
+    """B-Bones in GPU mode: each segment a joint of the palette, the image the CPU's. Shape keys in
+    GPU mode: the keys' mix goes to the GPU as the shader's input, the image that of the mix skinned
+    on the CPU by a rig of its own. A modifier below: skinned on the CPU, saying so, until removed."""
+    ui, viewport, core = mods
+    scene = bpy.context.scene
+    arm = chain_rig("CurvedRig", 3, 2 / 3)
+    for bone, segments in zip(arm.data.bones, (4, 6, 8)):
+        bone.bbone_segments = segments
+    for name, angle in (("b0", 20), ("b1", 45), ("b2", 50)):
+        pb = arm.pose.bones[name]
+        pb.rotation_mode = "QUATERNION"
+        pb.rotation_quaternion = Quaternion((0, 0, 1), math.radians(angle)) @ Quaternion((1, 0, 0), 0.3)
+    obj = arm_mesh("Curved", arm, 49, 16, groups=("b0", "b1"))
+    for g in list(obj.vertex_groups):
+        obj.vertex_groups.remove(g)
+    groups = [obj.vertex_groups.new(name=f"b{i}") for i in range(3)]
+    for v in obj.data.vertices:  # every vertex on all three bones
+        for i, g in enumerate(groups):
+            g.add([v.index], max(0.05, 1 - abs(v.co.x * 1.5 - i - 0.5) / 1.5), "REPLACE")
+    bpy.context.view_layer.objects.active = obj
+    obj.skn.mode, obj.skn.method = "GPU", "DQS"
+    check("B-Bones in GPU mode: Bind", bpy.ops.skn.bind() == {"FINISHED"} and not obj.skn.error, obj.skn.error)
+    view, proj = camera((0.8, -3.0, 1.8), (0.8, 0.6, 0.0))
+    got, b = gpu_image(ui, viewport, obj, view, proj)
+    want = cpu_image(ui, viewport, core, obj, view, proj)
+    ok, detail = same_image(got, want)
+    check("B-Bones in GPU mode: a joint a segment, the GPU image the CPU-skinned mesh's",
+          b.rig.joint_count == 5 + 7 + 9 and ok and covered(want) > 3000,
+          f"{b.rig.joint_count} joints; {detail}; {covered(want)} pixels covered")
+    real = viewport.draw_object
+    viewport.draw_object = lambda *a, **k: 1 / 0  # a draw that fails: the CPU takes over, saying so
+    try:
+        render(lambda: ui.draw_viewport())
+    finally:
+        viewport.draw_object = real
+    ui._fall_back(obj.name)
+    check("a draw that fails: skinned on the CPU, drawn by Blender, saying why", not ui.gpu_drawn(obj) and
+          obj.display_type != "BOUNDS" and "could not draw" in obj.skn.error and
+          numpy.abs(evaluated(obj) - coords(obj)).max() > 0.1, obj.skn.error)
+    obj.skn.mode = "CPU"
+    cpu_mesh = evaluated(obj)
+    bpy.ops.skn.unbind()
+    obj.modifiers["Armature"].use_deform_preserve_volume = True  # the modifier's Dual Quaternion
+    worst = numpy.abs(cpu_mesh - evaluated(obj)).max()
+    check("B-Bones: CPU mode's mesh is the modifier's", worst < 1e-5, f"worst {worst:.2e}")
+    bpy.data.objects.remove(obj)
+
+    for bones, slots in ((5, 8), (8, 0)):  # a vertex on every bone: 2 segments of its own, 1 of each other
+        obj = many_bones(bones)
+        scene.frame_set(2)
+        want = evaluated(obj)
+        bpy.context.view_layer.objects.active = obj
+        obj.skn.mode, obj.skn.method = "GPU", "LINEAR"
+        bpy.ops.skn.bind()
+        scene.frame_set(2)
+        b = ui.binding(obj)
+        if slots:
+            view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
+            got, b = gpu_image(ui, viewport, obj, view, proj)
+            ok, detail = same_image(got, cpu_image(ui, viewport, core, obj, view, proj))
+            check(f"{bones} B-Bones a vertex ({bones + 1} segments) in GPU mode: 8 slots a vertex, the GPU "
+                  f"image the CPU-skinned mesh's", ui.gpu_drawn(obj) and b.drawing.influences == 8 and ok and
+                  covered(got) > 3000, f"{b.rig.max_influences_per_vertex} a vertex; {detail}")
+        else:
+            check(f"{bones} B-Bones a vertex ({bones + 1} segments) in GPU mode: skinned on the CPU, saying why",
+                  not ui.gpu_drawn(obj) and obj.display_type != "BOUNDS" and "at most 8" in obj.skn.error and
+                  numpy.abs(evaluated(obj) - want).max() < 1e-5, obj.skn.error)
+        bpy.ops.skn.unbind()
+        arm = obj.modifiers["Armature"].object
+        bpy.data.objects.remove(obj)
+        bpy.data.objects.remove(arm)
+
+    obj = make_arm("Keyed")
+    obj.shape_key_add(name="Basis")
+    key = obj.shape_key_add(name="Fat", from_mix=False)
+    for p in key.data:
+        p.co.y, p.co.z = p.co.y * 1.5, p.co.z * 1.5
+    key.value = 0.7
+    bulge = obj.shape_key_add(name="Bulge", from_mix=False)  # turns the normals: an elliptic swelling
+    for p in bulge.data:
+        p.co.y *= 1 + 0.8 * max(0.0, 1 - abs(p.co.x - 1.4) / 0.4)
+    bulge.value = 0.6
+    next(m for m in obj.modifiers if m.type == "ARMATURE").use_deform_preserve_volume = True
+    scene.frame_set(10)
+    want = evaluated(obj)
+    scene.frame_set(1)
+    bpy.context.view_layer.objects.active = obj
+    obj.skn.mode, obj.skn.method = "GPU", "DQS"
+    bpy.ops.skn.bind()
+    scene.frame_set(10)
+    check("shape keys in GPU mode: drawn by the shader", not obj.skn.error and ui.gpu_drawn(obj) and
+          obj.display_type == "BOUNDS", obj.skn.error)
+    view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
+    for value in (0.7, 0.2):
+        key.value = value
+        got, b = gpu_image(ui, viewport, obj, view, proj)
+        ok, detail = same_image(got, keyed_image(viewport, core, obj, b, view, proj))
+        check(f"shape keys in GPU mode, Fat at {value}, Bulge at 0.6: the image of skn_skin's morph targets",
+              ok and covered(got) > 3000, f"{detail}; {covered(got)} pixels covered")
+    differs, _ = same_image(got, keyed_image(viewport, core, obj, b, view, proj, value=0.7))
+    check("... and a mix of other values draws another image", not differs)
+    key.value = 0.7
+    obj.modifiers.new("Smooth", "SMOOTH")
+    bpy.context.view_layer.update()
+    check("a modifier below in GPU mode: skinned on the CPU, saying why", not ui.gpu_drawn(obj) and
+          obj.display_type != "BOUNDS" and "Smooth" in obj.skn.error, obj.skn.error)
+    obj.modifiers.remove(obj.modifiers["Smooth"])
+    bpy.context.view_layer.update()
+    check("... and drawn by the shader again once it is removed", ui.gpu_drawn(obj) and
+          obj.display_type == "BOUNDS" and not obj.skn.error, obj.skn.error)
+    obj.skn.mode = "CPU"
+    check("shape keys, CPU mode: the mesh is the modifier's", numpy.abs(evaluated(obj) - want).max() < 1e-5)
+    bpy.ops.skn.unbind()
+    bpy.data.meshes.remove(obj.data)  # and its object (its Key goes with the mesh)
+
+
+def many_bones(bones):
+    """The arm's tube along a bent chain of `bones` B-Bones of 3 segments, every vertex weighted
+    to every bone: bones + 1 segment joints a vertex."""
+    arm = chain_rig(f"Rig{bones}", bones, 2 / bones)
+    for bone in arm.data.bones:
+        bone.bbone_segments = 3
+    for pb in arm.pose.bones:
+        pb.rotation_mode = "XYZ"
+        pb.rotation_euler = (0.2, 0.1, 0.3)
+    obj = arm_mesh(f"Many{bones}", arm, 33, 16, groups=("b0", "b1"))
+    for k in range(2, bones):
+        obj.vertex_groups.new(name=f"b{k}")
+    for k, g in enumerate(obj.vertex_groups):
+        g.add([v.index for v in obj.data.vertices], 0.1 + 0.05 * k, "REPLACE")
+    return obj
+
+
+def keyed_image(viewport, core, obj, b, view, proj, value=None):
+    """GPU mode's picture worked another way: each shape key read from its key block as an skn
+    morph target with normals (dv, and the change of the rest normals when it is applied at 1),
+    weighted by the keys' values (the first `value` where given) and skinned by skn_skin in a rig
+    of its own, positions and normals, on the CPU."""
+    blocks = obj.data.shape_keys.key_blocks
+    co = [numpy.array([p.co for p in k.data], numpy.float64) for k in blocks]
+    rig_map = numpy.eye(4) if b.object_space else b.pre
+    to_rig = lambda c: (c @ rig_map[:3, :3].T + rig_map[:3, 3]).astype(numpy.float32)  # noqa: E731
+    rest = to_rig(co[0])
+    rest_normals = core.vertex_normals(rest, b.triangles)
+    targets = [{"positions": to_rig(c) - rest, "normals": core.vertex_normals(to_rig(c), b.triangles) - rest_normals}
+               for c in co[1:]]
+    weights = [value if value is not None and i == 0 else k.value for i, k in enumerate(blocks[1:])]
+    a = b.rig.gpu_attributes(8)
+    rig = core.skn.Rig(bind_matrices=b.to_rig @ b.frames, positions=rest, normals=rest_normals,
+                       joints=a["joints"].astype(numpy.uint32), weights=a["weights"], morph_targets=targets,
+                       morph_weights=numpy.array(weights, numpy.float32))
+    arm, _ = core.find_armature(obj)
+    pose = rig.pose()
+    pose.set_model(b.to_rig @ (b.posed(arm) @ b.inverse_rest) @ b.frames)
+    kind = core.METHODS[core.method_key(obj.skn.method)]
+    p, n, _ = rig.skin(pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
+    batch = viewport.plain_batch(p, n, b.triangles)
+    model_view = view @ viewport.model_matrix(b, obj, arm)
+    return render(lambda: viewport.draw_batch(viewport.plain_shader(), batch, model_view, proj))
 
 
 def shaded_vertices(viewport, positions, triangles):
@@ -298,20 +460,21 @@ def switches(mods):
     obj.skn.mode, obj.skn.method = "CPU", "LINEAR"
     bpy.ops.skn.bind()
     scene.frame_set(10)
-    check("CPU mode: the mesh is the modifier's", numpy.abs(coords(obj) - want).max() < 1e-5)
+    check("CPU mode: the mesh is the modifier's", numpy.abs(evaluated(obj) - want).max() < 1e-5)
     obj.skn.mode = "GPU"
-    check("CPU -> GPU: the mesh is back at rest, exactly", numpy.array_equal(coords(obj), rest))
+    check("CPU -> GPU: the mesh Blender evaluates is the rest, exactly", numpy.array_equal(evaluated(obj), rest)
+          and numpy.array_equal(coords(obj), rest))
     check("GPU mode: Blender draws the bounds, the modifier stays off",
           obj.display_type == "BOUNDS" and not mod.show_viewport and not mod.show_render)
     scene.frame_set(5)
     scene.frame_set(10)
-    check("GPU mode: frame changes leave the mesh at rest", numpy.array_equal(coords(obj), rest))
+    check("GPU mode: frame changes leave the mesh at rest", numpy.array_equal(evaluated(obj), rest))
     redraw()
     b = ui._bindings.get(obj.name)
     drawn = b is not None and getattr(b, "drawing", None) is not None and b.drawing.pose_key is not None
     check("GPU mode: the viewport's draw callback draws it", drawn and not obj.skn.error, obj.skn.error)
     obj.skn.mode = "CPU"
-    check("GPU -> CPU: the mesh is the modifier's again", numpy.abs(coords(obj) - want).max() < 1e-5)
+    check("GPU -> CPU: the mesh is the modifier's again", numpy.abs(evaluated(obj) - want).max() < 1e-5)
     check("GPU -> CPU: Blender draws the object itself again", obj.display_type == "TEXTURED")
     obj.skn.mode = "GPU"
     bpy.ops.skn.unbind()
@@ -337,14 +500,14 @@ def switches(mods):
     obj.skn.mode = "GPU"
     bpy.ops.skn.bind()
     seen = []
-    probe = lambda *_: seen.append(coords(obj).copy())  # noqa: E731
+    probe = lambda *_: seen.append(evaluated(obj).copy())  # noqa: E731
     bpy.app.handlers.render_pre.append(probe)
     img = workbench_render(obj)
     bpy.app.handlers.render_pre.remove(probe)
     check("render in GPU mode: the mesh holds the CPU's deformation while it renders",
           seen and numpy.abs(seen[0] - want).max() < 1e-5)
     check("render in GPU mode: after it, the mesh is at rest and drawn by the shader again",
-          numpy.array_equal(coords(obj), rest_of(obj)) and obj.display_type == "BOUNDS")
+          numpy.array_equal(evaluated(obj), coords(obj)) and obj.display_type == "BOUNDS")
     diff = float(numpy.abs(img - base).max())
     pixels = img.reshape(-1, 4)
     shown = int((numpy.abs(pixels - pixels[0]).max(axis=1) > 0.05).sum())
@@ -361,7 +524,7 @@ def switches(mods):
         obj = bpy.data.objects["Render"]
         m = obj.modifiers["Armature"]
         check("reopened without the add-on: rest mesh, modifier on, display as it was",
-              numpy.array_equal(coords(obj), rest_of_saved(obj)) and m.show_viewport and m.show_render
+              "skn" not in obj.modifiers and m.show_viewport and m.show_render
               and obj.display_type == "TEXTURED")
         check("reopened without the add-on: the modifier deforms as Blender does",
               numpy.abs(modifier_positions(obj, 10) - want).max() < 1e-6)
@@ -371,18 +534,8 @@ def switches(mods):
               f"display {obj.display_type}")
         bpy.ops.preferences.addon_disable(module="skn_blender")
         check("add-on disabled in GPU mode: rest mesh, modifier and display given back",
-              "skn_rest" not in obj.data.attributes and m.show_viewport and obj.display_type == "TEXTURED"
+              "skn" not in obj.modifiers and m.show_viewport and obj.display_type == "TEXTURED"
               and numpy.abs(modifier_positions(obj, 10) - want).max() < 1e-6)
-
-
-def rest_of(obj):
-    co = numpy.empty(len(obj.data.vertices) * 3, numpy.float32)
-    obj.data.attributes["skn_rest"].data.foreach_get("vector", co)
-    return co.reshape(-1, 3)
-
-
-def rest_of_saved(obj):
-    return rest_of(obj) if "skn_rest" in obj.data.attributes else coords(obj)
 
 
 def workbench_render(obj):
@@ -416,6 +569,7 @@ def main():
     drawing_order(mods)
     images(mods)
     big_rig(mods)
+    curved_and_keyed(mods)
     switches(mods)
     finish("blender-gpu")
 

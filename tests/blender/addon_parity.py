@@ -16,12 +16,15 @@ the modifier with it on, must be at most 1e-5 of the rig's size.
 Prints "blender-parity: N passed, N failed".
 """
 import math
+import os
 import sys
 
 import numpy
 
 numpy.bool = bool
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import arm_scene  # noqa: E402
 import bpy  # noqa: E402
 from mathutils import Matrix, Quaternion, Vector  # noqa: E402
 
@@ -35,24 +38,9 @@ def enable_addon(zip_path):
     return skn_blender
 
 
-def armature(name, bones, matrix=Matrix()):
-    """bones: [(name, head, tail, parent)]; an armature object in the scene."""
-    data = bpy.data.armatures.new(name)
-    obj = bpy.data.objects.new(name, data)
-    bpy.context.scene.collection.objects.link(obj)
-    obj.matrix_world = matrix
-    bpy.context.view_layer.objects.active = obj
-    bpy.ops.object.mode_set(mode="EDIT")
-    for bone, head, tail, parent in bones:
-        eb = data.edit_bones.new(bone)
-        eb.head, eb.tail = head, tail
-        if parent:
-            eb.parent = data.edit_bones[parent]
-            eb.use_connect = False
-    bpy.ops.object.mode_set(mode="OBJECT")
-    for pb in obj.pose.bones:
-        pb.rotation_mode = "QUATERNION"
-    return obj
+def armature(name, bones, matrix=None):
+    """bones: [(name, head, tail, parent)]; an armature object in the scene (arm_scene.armature)."""
+    return arm_scene.armature(name, bones, matrix, connect=False, rotation_mode="QUATERNION")
 
 
 def mesh_object(name, verts, faces, arm, matrix=Matrix()):
@@ -151,7 +139,7 @@ def cube_rig(addon, results):
     arm = armature("CubeRig", bones, Matrix.LocRotScale(Vector((0.5, -1, 0.3)), Quaternion((1, 1, 0), 0.3),
                                                          Vector((1.2, 1.2, 1.2))))
     n = 9  # a cube subdivided into an n x n grid per face
-    verts, faces, index = [], [], {}
+    verts, faces = [], []
     for axis in range(3):
         for side in (-1, 1):
             base = len(verts)

@@ -11,7 +11,13 @@ setting changed after Bind, in a clean factory-startup Blender:
     cancelled with Blender's report and leaves the mesh as it was;
   - a file saved while bound, opened without the add-on, has its Armature
     modifier and its armature parent working as before;
-  - skin_object takes names in any case and a blend group.
+  - skin_object takes names in any case and a blend group;
+  - what a user does to a bound mesh, each beside a twin the Armature
+    modifier deforms and given the same change: an Edit Mode edit reaches
+    the rest mesh; weights changed, in Weight Paint mode too; a shape key
+    added and changed; the mesh subdivided — each shows at once, the two
+    meshes alike; Apply refuses a mesh with shape keys with Blender's words,
+    and applies the pose to one without.
 Prints "blender-setups: N passed, N failed".
 
   blender -b --factory-startup --python-exit-code 1 --python addon_setups.py -- ADDON.zip
@@ -20,6 +26,8 @@ import math
 import os
 import sys
 import tempfile
+
+import bmesh
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from arm_scene import arm_mesh, arm_rig, check, coords, evaluated, finish, install_addon, numpy, world  # noqa: E402
@@ -91,20 +99,20 @@ def settings_after_bind(addon):
     obj.skn.method = "COR"
     cor = addon.skin_object(obj, "COR")
     check("method to COR after Bind: rebound, no error", obj.skn.error == "" and obj.skn.method == "COR")
-    check("method to COR after Bind: the mesh is COR's", numpy.abs(world(obj, coords(obj)) - cor).max() < 1e-5)
+    check("method to COR after Bind: the mesh is COR's", numpy.abs(world(obj, evaluated(obj)) - cor).max() < 1e-5)
     obj.skn.blend_group = ""
     obj.skn.method = "BLEND"
     check("method to Blend without a group: refused, set back", obj.skn.method == "COR", obj.skn.method)
     check("the reason in the panel", "Blend Group" in obj.skn.error, obj.skn.error)
-    check("the mesh still COR's", numpy.abs(world(obj, coords(obj)) - cor).max() < 1e-5)
+    check("the mesh still COR's", numpy.abs(world(obj, evaluated(obj)) - cor).max() < 1e-5)
     obj.skn.blend_group = "blend"
     obj.skn.method = "BLEND"
     blend = addon.skin_object(obj, "BLEND", blend_group="blend")
     check("method to Blend with a group: the mesh is Blend's", obj.skn.method == "BLEND" and obj.skn.error == "" and
-          numpy.abs(world(obj, coords(obj)) - blend).max() < 1e-5)
+          numpy.abs(world(obj, evaluated(obj)) - blend).max() < 1e-5)
     obj.skn.blend_group = "fore"
     by_fore = addon.skin_object(obj, "BLEND", blend_group="fore")
-    check("a new blend group rebinds", numpy.abs(world(obj, coords(obj)) - by_fore).max() < 1e-5 and
+    check("a new blend group rebinds", numpy.abs(world(obj, evaluated(obj)) - by_fore).max() < 1e-5 and
           numpy.abs(by_fore - blend).max() > 1e-3)
     obj.skn.blend_group = "no such group"
     check("a blend group that is not there: refused, set back", obj.skn.blend_group == "fore" and "no vertex group" in
@@ -113,7 +121,6 @@ def settings_after_bind(addon):
 
 
 def bind_refusals():
-    scene = bpy.context.scene
     arm = rig("Refused")
     obj = mesh("Refused", arm)
     rest = coords(obj).copy()
@@ -123,13 +130,13 @@ def bind_refusals():
     result, report = run(bpy.ops.skn.bind)
     check("Bind of Blend without a group: cancelled", result == {"CANCELLED"} and not obj.skn.bound)
     check("its report", "Blend Group" in report and "Blend Group" in obj.skn.error, report)
-    check("left as it was", obj.modifiers["Armature"].show_viewport and "skn_rest" not in obj.data.attributes and
+    check("left as it was", obj.modifiers["Armature"].show_viewport and "skn" not in obj.modifiers and
           numpy.array_equal(coords(obj), rest))
     bare = mesh("NoGroups", arm, groups=False)
     activate(bare)
     result, report = run(bpy.ops.skn.bind)
     check("Bind of a mesh without deform groups: cancelled", result == {"CANCELLED"} and not bare.skn.bound)
-    check("its report", "no vertex weighted to a deform bone" in report, report)
+    check("its report", "no vertex is weighted to a deform bone" in report and "envelopes" in report, report)
 
 
 def preserve_volume_default(addon):
@@ -144,7 +151,7 @@ def preserve_volume_default(addon):
     bpy.ops.skn.bind()
     scene.frame_set(10)
     check("Bind follows Preserve Volume: Dual Quaternion", obj.skn.method == "DQS")
-    check("and deforms as the modifier with it", numpy.abs(coords(obj) - want).max() < 1e-5)
+    check("and deforms as the modifier with it", numpy.abs(evaluated(obj) - want).max() < 1e-5)
     bpy.ops.skn.unbind()
     other = mesh("Chosen", arm)
     other.modifiers["Armature"].use_deform_preserve_volume = True
@@ -203,7 +210,104 @@ def saved_while_bound(zip_path):
         bpy.context.scene.frame_set(10)  # the first change after enabling (in the UI, a timer does it at once)
         check("the add-on enabled again takes the binding over", mod_obj.skn.bound and
               not mod_obj.modifiers["Armature"].show_viewport and
-              numpy.abs(coords(mod_obj) - want["SavedMod"]).max() < 1e-5)
+              numpy.abs(evaluated(mod_obj) - want["SavedMod"]).max() < 1e-5)
+
+
+def workflows():
+    scene = bpy.context.scene
+    arm = rig("Work")
+    obj, twin = mesh("Work", arm), mesh("WorkTwin", arm)  # the twin keeps the Armature modifier
+    scene.frame_set(1)
+    activate(obj)
+    bpy.ops.skn.bind()
+    scene.frame_set(10)
+
+    def alike(label, what=""):
+        bpy.context.view_layer.update()  # the change reported; skn writes its offsets (the UI's next redraw)
+        ours, theirs = evaluated(obj), evaluated(twin)
+        worst = float(numpy.abs(ours - theirs).max()) if ours.shape == theirs.shape else math.inf
+        check(label, worst < 1e-5 and obj.skn.bound and not obj.skn.error,
+              f"max {worst:.2e}, {len(ours)} and {len(theirs)} vertices {what}{obj.skn.error}")
+
+    alike("bound: the twin's deformation")
+    activate(obj)  # Edit Mode: the rest mesh is what is edited
+    bpy.ops.object.mode_set(mode="EDIT")
+    bm = bmesh.from_edit_mesh(obj.data)
+    bm.verts.ensure_lookup_table()
+    for i in range(12):
+        bm.verts[i].co.z += 0.1
+    bmesh.update_edit_mesh(obj.data)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for i in range(12):
+        twin.data.vertices[i].co.z += 0.1
+    twin.data.update()
+    check("Edit Mode: the edit is in the rest mesh", abs(obj.data.vertices[0].co.z - twin.data.vertices[0].co.z) < 1e-7
+          and abs(obj.data.vertices[0].co.z - 0.1) < 1e-6)
+    alike("Edit Mode: the edit deforms with the pose")
+    scene.frame_set(5)
+    alike("Edit Mode: ... at another frame too")
+    scene.frame_set(10)
+
+    for o in (obj, twin):  # weights changed by an operator (the fore group's weights up by 0.3)
+        activate(o)
+        o.vertex_groups.active_index = o.vertex_groups["fore"].index
+        bpy.ops.object.vertex_group_levels(offset=0.3)
+    alike("weights changed after Bind: shown at once")
+    for o in (obj, twin):  # and in Weight Paint mode
+        activate(o)
+        bpy.ops.object.mode_set(mode="WEIGHT_PAINT")
+        o.vertex_groups.active_index = o.vertex_groups["upper"].index
+        bpy.ops.object.vertex_group_smooth(factor=0.8, repeat=3)
+        bpy.context.view_layer.update()
+        bpy.ops.object.mode_set(mode="OBJECT")
+    alike("weights smoothed in Weight Paint mode: shown at once")
+
+    for o in (obj, twin):  # a shape key added while bound, then its value changed
+        o.shape_key_add(name="Basis")
+        k = o.shape_key_add(name="Wide", from_mix=False)
+        for p in k.data:
+            p.co.y *= 1.4
+        k.value = 0.5
+    alike("a shape key added while bound: shown at once")
+    for o in (obj, twin):
+        o.data.shape_keys.key_blocks["Wide"].value = 0.9
+    alike("its value changed: shown at once")
+
+    for o in (obj, twin):  # the bones edited: the fore bone longer, its envelope and segments changed
+        o.modifiers["Armature"].use_bone_envelopes = True
+    arm.data.bones["fore"].bbone_segments = 5
+    bpy.context.view_layer.update()
+    alike("B-Bone segments given to a bone while bound: shown at once")
+    activate(arm)
+    bpy.ops.object.mode_set(mode="EDIT")
+    arm.data.edit_bones["fore"].tail.x += 0.3
+    bpy.ops.object.mode_set(mode="OBJECT")
+    alike("the armature edited while bound: shown at once")
+
+    activate(obj)
+    before = evaluated(obj)
+    result, report = run(bpy.ops.skn.apply)
+    check("Apply on a mesh with shape keys: refused with Blender's words",
+          result == {"CANCELLED"} and "Modifier cannot be applied to a mesh with shape keys" in report and
+          obj.skn.bound and numpy.array_equal(evaluated(obj), before), report)
+    for o in (obj, twin):
+        activate(o)
+        bpy.ops.object.shape_key_remove(all=True, apply_mix=False)
+    alike("shape keys removed: shown at once")
+
+    for o in (obj, twin):  # the topology changed: bound again, not an error
+        activate(o)
+        bpy.ops.object.mode_set(mode="EDIT")
+        bpy.ops.mesh.select_all(action="SELECT")
+        bpy.ops.mesh.subdivide(number_cuts=1)
+        bpy.ops.object.mode_set(mode="OBJECT")
+    alike("subdivided while bound: bound again to the new mesh", f"(was {len(before)}) ")
+
+    activate(obj)
+    want = evaluated(twin)
+    check("Apply", bpy.ops.skn.apply() == {"FINISHED"} and not obj.skn.bound)
+    check("Apply: the mesh is the pose's, the modifiers gone",
+          numpy.abs(coords(obj) - want).max() < 1e-5 and not len(obj.modifiers))
 
 
 def main():
@@ -214,6 +318,7 @@ def main():
     bind_refusals()
     preserve_volume_default(skn_blender)
     skin_object_names(skn_blender, obj)
+    workflows()
     saved_while_bound(zip_path)
     finish("blender-setups")
 

@@ -19,6 +19,7 @@ results = []
 def check(name, ok, detail=""):
     results.append(bool(ok))
     print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}")
+    return bool(ok)
 
 
 def finish(suite):
@@ -79,6 +80,29 @@ def arm_rig(name, pose):
     pb.keyframe_insert("rotation_quaternion", frame=1)
     pb.rotation_quaternion = pose
     pb.keyframe_insert("rotation_quaternion", frame=10)
+    return arm
+
+
+def armature(name, bones, matrix=None, connect=False, rotation_mode="QUATERNION"):
+    """bones: [(name, head, tail, parent)]; an armature object in the scene at `matrix` (a
+    mathutils Matrix; identity by default), each bone connected to its parent where `connect` and
+    its head is the parent's tail, its pose bone rotated in `rotation_mode`."""
+    data = bpy.data.armatures.new(name)
+    arm = bpy.data.objects.new(name, data)
+    bpy.context.scene.collection.objects.link(arm)
+    if matrix is not None:
+        arm.matrix_world = matrix
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    for bone, head, tail, parent in bones:
+        eb = data.edit_bones.new(bone)
+        eb.head, eb.tail = head, tail
+        if parent:
+            eb.parent = data.edit_bones[parent]
+            eb.use_connect = connect and tuple(data.edit_bones[parent].tail) == tuple(head)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for pb in arm.pose.bones:
+        pb.rotation_mode = rotation_mode
     return arm
 
 

@@ -1,8 +1,10 @@
 """skn for Blender: skin a mesh by its armature with libskn — Linear, Dual
 Quaternion (Blender's "Preserve Volume"), a per-vertex Blend of the two, or
-optimized Centers of Rotation — live, in the viewport: on the CPU into the
-mesh, or on the GPU in the viewport's vertex shader (skn's GLSL), the mesh
-left at rest and only the palette uploaded per pose.
+optimized Centers of Rotation — live, standing in for the Armature modifier
+with its rules (vertex groups, envelopes, B-Bones, the mask, shape keys
+before it, the modifiers after it, moving objects): on the CPU through a
+Geometry Nodes modifier in the Armature modifier's slot, or on the GPU in the
+viewport's vertex shader, only the palette uploaded per pose.
 
 Scripting: skn_blender.skin_object(obj, method="LINEAR"|"DQS"|"BLEND"|"COR",
 depsgraph=None) returns the (n, 3) float32 world-space positions of a mesh as

@@ -1,26 +1,26 @@
-"""The Blender side of skn without UI: a mesh's armature read by the Armature
-modifier's own rules, bound into a skn rig, posed and skinned.
+"""The Blender side of skn without UI: a mesh bound by the Armature
+modifier's rules (rules.py) into a skn rig, posed and skinned each frame.
 
-Blender's rules (source/blender/blenkernel/intern/armature_deform.c):
-  - only vertex groups named after deform bones count;
-  - a vertex's weights are divided by their sum, and a vertex whose sum is
-    <= 1e-4 stays where it is;
-  - deformation happens in the armature's space: premat = armature^-1 *
-    object, the vertex goes through premat, the bones' M_i = pose_mat *
-    arm_mat^-1, and back through premat^-1;
-  - "Preserve Volume" is dual quaternion skinning that keeps each posed
-    bone's Y axis when it splits scale from rotation (skn's KEEP_Y), with
-    antipodal quaternions flipped against the running sum in the order of
-    the vertex's groups (skn's rule too).
+What the modifier computes (../shared/notes/blender-deform.md): the mesh as
+it enters the modifier (its shape keys applied) is taken into the armature's
+space, premat = armature^-1 * object; each vertex blends its bones' (or B-Bone
+segments') deform matrices D = posed * rest^-1, Linear or, with "Preserve
+Volume", dual quaternions that keep each posed frame's Y axis (skn's KEEP_Y),
+antipodal quaternions flipped against the running sum in the vertex's order
+(skn's rule too); the mask group scales the displacement; back through
+premat^-1. Shape keys are the rig's morph targets, so skn sees the same input.
 """
 import numpy
 
-from . import skn
+from . import rules, skn
 
 METHODS = {"LINEAR": "lbs", "DQS": "dqs", "BLEND": "blend", "COR": "cor"}
 # other names a script may use for them, in any case: the library's, and Blender's words
 ALIASES = {"LBS": "LINEAR", "DUAL_QUATERNION": "DQS", "PRESERVE_VOLUME": "DQS", "CENTERS_OF_ROTATION": "COR"}
-ZERO_WEIGHT = 1e-4  # Blender leaves a vertex whose weights sum to this or less alone
+ZERO_WEIGHT = rules.ZERO_WEIGHT
+Unsupported = rules.Unsupported
+find_armature = rules.armature_of
+matrix = rules.matrix
 
 
 def method_key(method):
@@ -34,21 +34,6 @@ def method_key(method):
     return key
 
 
-def find_armature(obj):
-    """The armature that deforms a mesh, and how: its first Armature modifier's (the modifier), else
-    an armature parent's (None: Blender deforms a mesh parented with Armature Deform itself)."""
-    for mod in obj.modifiers:
-        if mod.type == "ARMATURE" and mod.object:
-            return mod.object, mod
-    if obj.parent and obj.parent.type == "ARMATURE":
-        return obj.parent, None
-    return None, None
-
-
-def matrix(m):
-    return numpy.array(m, dtype=numpy.float64)
-
-
 def pose_key(arm):
     """The armature's posed bone matrices as bytes: equal keys, equal poses."""
     return numpy.array([pb.matrix for pb in arm.pose.bones], numpy.float32).tobytes()
@@ -59,44 +44,13 @@ def premat(obj, arm):
     return numpy.linalg.inv(matrix(arm.matrix_world)) @ matrix(obj.matrix_world)
 
 
-def influences(obj, arm, blend_group=None):
-    """CSR influences in the order of each vertex's groups, deform bones only,
-    and per-vertex blend weights from `blend_group` (None without one)."""
-    bones = {b.name: i for i, b in enumerate(arm.data.bones) if b.use_deform}
-    group_bone = {g.index: bones[g.name] for g in obj.vertex_groups if g.name in bones}
-    blend_index = obj.vertex_groups[blend_group].index if blend_group and blend_group in obj.vertex_groups else None
-    offsets, joints, weights = [0], [], []
-    blend = numpy.zeros(len(obj.data.vertices), numpy.float32) if blend_group else None
-    for v in obj.data.vertices:
-        mine = [(group_bone[g.group], g.weight) for g in v.groups if g.group in group_bone and g.weight > 0]
-        if sum(w for _, w in mine) > ZERO_WEIGHT:
-            joints += [j for j, _ in mine]
-            weights += [w for _, w in mine]
-        offsets.append(len(joints))
-        if blend_index is not None:
-            blend[v.index] = next((g.weight for g in v.groups if g.group == blend_index), 0.0)
-    return (numpy.array(offsets, numpy.uint32), numpy.array(joints, numpy.uint32),
-            numpy.array(weights, numpy.float32), blend)
-
-
-REST = "skn_rest"  # the point attribute a bound mesh keeps its rest coordinates in (ui.py)
+OFFSET = "skn_offset"  # the point attribute skn's deformation reaches Blender by (ui.py)
 
 
 def dqs_scale(kind):
     """The split of scale from rotation Blender's Preserve Volume makes (skn's KEEP_Y) for the
     dual-quaternion methods; LBS ignores it."""
     return "keep-y" if kind != "lbs" else "polar"
-
-
-def rest_coordinates(mesh):
-    """The mesh's rest coordinates: its own, or those it keeps while bound (its vertices hold the
-    deformed ones then)."""
-    co = numpy.empty(len(mesh.vertices) * 3, numpy.float32)
-    if REST in mesh.attributes:
-        mesh.attributes[REST].data.foreach_get("vector", co)
-    else:
-        mesh.vertices.foreach_get("co", co)
-    return co.reshape(-1, 3)
 
 
 def triangles_of(mesh):
@@ -107,6 +61,11 @@ def triangles_of(mesh):
     return tris.reshape(-1, 3)
 
 
+GPU_INFLUENCES = 8  # the most influences a vertex skn's GLSL reads (skn_gpu_desc.influences: 4 or 8)
+GPU_MORPH_ENTRIES = 1024 * 16384 // 2  # 2 texels an entry in a texture of 1024 x 16384 (viewport.Morphs;
+                                       # GL_MAX_TEXTURE_SIZE is 16384 on llvmpipe and most GPUs)
+
+
 def vertex_normals(positions, triangles):
     """Unit vertex normals of a triangle mesh: the sum of its triangles' cross products (normals
     weighted by area, Gouraud 1971's average); a vertex of no triangle gets (0, 0, 1)."""
@@ -114,8 +73,9 @@ def vertex_normals(positions, triangles):
     a, b, c = p[triangles[:, 0]], p[triangles[:, 1]], p[triangles[:, 2]]
     face = numpy.cross(b - a, c - a)
     n = numpy.zeros_like(p)
-    for corner in range(3):
-        numpy.add.at(n, triangles[:, corner], face)
+    for corner in range(3):  # bincount sums by index ~20x faster than numpy.add.at
+        for axis in range(3):
+            n[:, axis] += numpy.bincount(triangles[:, corner], weights=face[:, axis], minlength=len(p))
     length = numpy.linalg.norm(n, axis=1)
     n[length == 0] = (0, 0, 1)
     length[length == 0] = 1
@@ -129,97 +89,262 @@ def is_similarity(m, tolerance=1e-6):
     return numpy.abs(g - numpy.eye(3) * g.trace() / 3).max() <= tolerance * g.trace()
 
 
+def outline(obj):
+    """What a binding is made from that is cheap to read each frame: the vertex count, the vertex
+    groups' and shape keys' names and settings, the modifier's settings. A binding whose outline
+    differs from its object's is out of date; changes to weights and coordinates are found by the
+    depsgraph instead (ui.edited_meshes)."""
+    arm, mod = find_armature(obj)
+    key = obj.data.shape_keys
+    blocks = tuple((b.name, b.relative_key.name if b.relative_key else "", b.vertex_group, b.mute)
+                   for b in key.key_blocks) if key else ()
+    settings = (mod.use_vertex_groups, mod.use_bone_envelopes, mod.vertex_group, mod.invert_vertex_group) \
+        if mod is not None else ()
+    return (len(obj.data.vertices), arm.name if arm else "", tuple(g.name for g in obj.vertex_groups), blocks,
+            settings, key.use_relative if key else True)
+
+
+# The bone properties a binding is made from (rest frames, envelopes, B-Bone rest shape), by type.
+BONE_FLOATS = (("matrix_local", 16), ("length", 1), ("head_radius", 1), ("tail_radius", 1),
+               ("envelope_distance", 1), ("envelope_weight", 1), ("bbone_curveinx", 1), ("bbone_curveinz", 1),
+               ("bbone_curveoutx", 1), ("bbone_curveoutz", 1), ("bbone_rollin", 1), ("bbone_rollout", 1),
+               ("bbone_easein", 1), ("bbone_easeout", 1), ("bbone_scalein", 3), ("bbone_scaleout", 3))
+BONE_FLAGS = ("use_deform", "use_envelope_multiply", "use_endroll_as_inroll", "use_scale_easing")
+
+
+def bones_outline(arm):
+    """The armature's bones as a binding reads them, as bytes (bulk reads: cheap enough to compare
+    whenever Blender reports the armature changed, which every pose change does)."""
+    bones = arm.data.bones
+    n = len(bones)
+    parts = [repr([b.name for b in bones]).encode()]
+    for prop, width in BONE_FLOATS:
+        a = numpy.empty(n * width, numpy.float32)
+        bones.foreach_get(prop, a)
+        parts.append(a.tobytes())
+    for prop in BONE_FLAGS:
+        a = numpy.empty(n, bool)
+        bones.foreach_get(prop, a)
+        parts.append(a.tobytes())
+    a = numpy.empty(n, numpy.int32)
+    bones.foreach_get("bbone_segments", a)
+    parts.append(a.tobytes())
+    handles = [(b.bbone_handle_type_start, b.bbone_handle_type_end,
+                b.bbone_custom_handle_start.name if b.bbone_custom_handle_start else "",
+                b.bbone_custom_handle_end.name if b.bbone_custom_handle_end else "",
+                tuple(b.bbone_handle_use_scale_start), tuple(b.bbone_handle_use_scale_end),
+                b.bbone_handle_use_ease_start, b.bbone_handle_use_ease_end) for b in bones if b.bbone_segments > 1]
+    return b"".join(parts) + repr(handles).encode()
+
+
+def unit_columns(m):
+    """Frames with their 3x3 columns normalised (Blender's DQS reads a B-Bone segment's rest frame so)."""
+    out = m.copy()
+    out[:, :3, :3] /= numpy.linalg.norm(m[:, :3, :3], axis=1)[:, None, :]
+    return out
+
+
 class Binding:
-    """A mesh bound to its armature: the skn rig and what is needed to pose it.
-    `rest` is the mesh's rest coordinates (object space).
+    """A mesh bound to its armature by the Armature modifier's rules: the skn rig, and what it
+    takes to pose it each frame.
 
-    The modifier works in armature space: v' = premat^-1 M premat v. Where
-    premat is a similarity, the rig is bound in object space instead, with
-    bind and pose matrices premat^-1 arm_mat and premat^-1 pose_mat: the same
-    M conjugated, and the same "Preserve Volume" split (keeping a frame's Y
-    axis commutes with rotations and uniform scales), so the output needs no
-    transform. Otherwise the rig lives in armature space and `to_object`
-    maps its output back."""
+    The rig lives in object space where premat is a similarity (bind and pose frames taken
+    through premat^-1: the same deformation conjugated, and the same Preserve Volume split, since
+    keeping a frame's Y axis commutes with rotations and uniform scales), so its output needs no
+    transform; otherwise in the armature's space, mapped back by to_object. When premat changes
+    (either object moves) the rig is bound again, and so it is when the input moves under
+    influences that depend on it (envelopes, B-Bone segments) as shape keys change."""
 
-    def __init__(self, obj, rest=None, blend_group=None, centers=False, normals=False):
-        arm, _ = find_armature(obj)
+    def __init__(self, obj, blend_group=None, centers=False, normals=False):
+        arm, mod = find_armature(obj)
         if arm is None:
             raise ValueError(f"{obj.name} has no armature to follow (an Armature modifier or an armature parent)")
         if blend_group is not None and blend_group not in obj.vertex_groups:
             raise ValueError(f"{obj.name} has no vertex group \"{blend_group}\" to blend by")
-        self.armature_name, self.premat = arm.name, premat(obj, arm)
-        self.object_space = is_similarity(self.premat)
-        self.to_rig = numpy.linalg.inv(self.premat) if self.object_space else numpy.eye(4)
-        self.rest = rest_coordinates(obj.data) if rest is None else rest
-        offsets, joints, weights, blend = influences(obj, arm, blend_group)
-        if not len(joints):
-            raise ValueError(f"{obj.name} has no vertex weighted to a deform bone of {arm.name} "
-                             f"(vertex groups are named after the bones they follow): nothing would move")
+        why = rules.refusals(obj, arm, mod)
+        if why:
+            raise Unsupported(f"{obj.name}: " + "; ".join(why) + " — the Armature modifier keeps deforming it")
+        self.armature_name, self.settings, self.outline = arm.name, rules.Settings(obj, mod), outline(obj)
+        self.skeleton, self.bones = rules.Skeleton(arm), bones_outline(arm)
+        if not self.skeleton.bones:
+            raise ValueError(f"{arm.name} has no bone with Deform on: nothing would move")
+        mesh = obj.data
+        self.vertex_count = len(mesh.vertices)
+        self.groups = rules.vertex_groups(obj, self.skeleton) if self.settings.groups else None
+        self.reference = rules.reference_coordinates(mesh)
+        self.targets = rules.shape_keys(obj)
+        self.mask = rules.mask_factors(obj, self.settings)
         self.blend_group, self.centers = blend_group, centers
-        if self.object_space:
-            positions = self.rest
+        self.blend = rules.group_weights(obj, blend_group) if blend_group else None
+        self.triangles = triangles_of(mesh) if centers or normals else None
+        self.normals = normals
+        rest = self.skeleton.rest_joint_matrices(arm)
+        self.inverse_rest, self.frames = numpy.linalg.inv(rest), unit_columns(rest)
+        self.rig, self.pre, self.input_values = None, None, None
+        self.update(obj, arm)
+        if self.rig is None:
+            raise ValueError(self._nothing_moves(obj, arm))
+
+    def _nothing_moves(self, obj, arm):
+        s = self.settings
+        by = []
+        if s.groups:
+            by.append(f"no vertex is weighted to a deform bone of {arm.name} (vertex groups named after the bones)")
         else:
-            positions = self.rest @ self.premat[:3, :3].T + self.premat[:3, 3]
-        bones = list(arm.data.bones)
-        index = {b.name: i for i, b in enumerate(bones)}
-        parents = [index[b.parent.name] if b.parent else -1 for b in bones]
-        # the faces: COR's similarity weights, and the normals a viewport draw shades by
-        self.triangles = triangles_of(obj.data) if centers or normals else None
-        rest_normals = vertex_normals(positions, self.triangles) if normals else None
-        self.rig = skn.Rig(parents=parents, bind_matrices=self.to_rig @ numpy.array([matrix(b.matrix_local) for b in bones]),
-                           positions=positions, joints=joints, weights=weights, offsets=offsets,
-                           blend_weights=blend, normals=rest_normals,
-                           triangles=self.triangles.ravel() if centers else None)
+            by.append(f"{s.name} does not bind to vertex groups")
+        by.append("no vertex lies within a bone's envelope" if s.envelopes else f"{s.name} does not bind to bone envelopes")
+        return f"{obj.name}: " + " and ".join(by) + ": nothing would move"
+
+    # ---- the rig, bound again when what it was bound from moved ----
+
+    def update(self, obj, arm):
+        """Binds the rig again where premat, or the input its influences depend on, changed."""
+        pre = premat(obj, arm)
+        values = rules.shape_key_values(obj) if self.targets else numpy.zeros(0, numpy.float32)
+        moved_input = self.uses_input and not numpy.array_equal(values, self.input_values)
+        if self.pre is None or not numpy.array_equal(pre, self.pre) or moved_input:
+            self._bind(pre, values)
+
+    def _bind(self, pre, values):
+        points = rules.morphed(self.reference, self.targets, values)
+        inputs = rules.Contributions(self.skeleton, self.settings, points @ pre[:3, :3].T + pre[:3, 3], self.groups)
+        self.pre, self.input_values, self.uses_input = pre, values, inputs.uses_input
+        self.object_space = is_similarity(pre)
+        self.to_rig = numpy.linalg.inv(pre) if self.object_space else numpy.eye(4)
+        self.rig = self.pose = self.drawing = None  # a GPU drawing is made from the rig: again too
+        if not len(inputs.joints):
+            return
+        rig_map = numpy.eye(4) if self.object_space else pre
+        positions = (self.reference @ rig_map[:3, :3].T + rig_map[:3, 3]).astype(numpy.float32)
+        rest_normals = vertex_normals(positions, self.triangles) if self.normals else None
+        if self.normals:  # shaded: each key moves the normals too (on GPU mode's shader as in skn_skin)
+            self.morphs = self._morphs(positions, rest_normals, rig_map)
+            targets = [{"vertices": v, "positions": dv, "normals": dn} for v, dv, dn in self.morphs]
+        else:
+            targets = [{"vertices": v, "positions": o @ rig_map[:3, :3].T} for _, v, o in self.targets]
+        self.rig = skn.Rig(bind_matrices=self.to_rig @ self.frames, positions=positions, offsets=inputs.offsets,
+                           joints=inputs.joints, weights=inputs.weights, blend_weights=self.blend,
+                           normals=rest_normals, triangles=self.triangles.ravel() if self.centers else None,
+                           morph_targets=targets)
         self.pose = self.rig.pose()
-        self.out = numpy.empty((len(self.rest), 3), numpy.float32)
+
+    uses_input = True  # until the first bind says
+    morphs = ()        # for a shaded binding: each shape key as (vertices, dv, dn) in the rig's space
+
+    def _morphs(self, positions, rest_normals, rig_map):
+        """Each shape key as a morph target with normals, in the rig's space: its offsets dv, and dn,
+        the change of vertex_normals when the key is applied at 1, on every vertex it moves or whose
+        faces it turns (skn's morph targets add w dn to the rest normal, as glTF's do: exact at 0
+        and 1, linear between). Kept across rebinds while the rig's space stays."""
+        cache = getattr(self, "_morph_cache", None)
+        if cache is not None and numpy.array_equal(cache[0], rig_map):
+            return cache[1]
+        out = []
+        for _, v, o in self.targets:
+            dv = (o @ rig_map[:3, :3].T).astype(numpy.float32)
+            moved = positions.copy()
+            moved[v] += dv
+            dn = vertex_normals(moved, self.triangles) - rest_normals
+            keys = numpy.union1d(v, numpy.nonzero(numpy.any(dn != 0, axis=1))[0]).astype(numpy.uint32)
+            full = numpy.zeros((len(keys), 3), numpy.float32)
+            full[numpy.searchsorted(keys, v)] = dv
+            out.append((keys, full, dn[keys]))
+        self._morph_cache = (rig_map.copy(), out)
+        return out
+
+    # ---- posing and skinning ----
 
     def serves(self, method, normals=False):
         """Whether this binding can skin by `method` (BLEND needs a blend group, COR the centers),
         and shade (`normals`: bound with the rest normals)."""
         key = method_key(method)
         return ((key != "BLEND" or self.blend_group is not None) and (key != "COR" or self.centers)
-                and (not normals or self.rig.has_normals))
+                and (not normals or self.normals))
 
-    def set_pose(self, arm, method):
-        """Poses the rig as `arm` stands; returns skn's name of `method` (checked against the binding)."""
+    def gpu_refusal(self):
+        """Why GPU mode cannot draw this binding as the modifier would ("" where it can)."""
+        if self.mask is not None:
+            return "GPU mode draws no Vertex Group mask: skinned on the CPU"
+        entries = sum(len(v) for v, _, _ in self.morphs)
+        if entries > GPU_MORPH_ENTRIES:
+            return (f"GPU mode holds at most {GPU_MORPH_ENTRIES:,} shape key entries (a vertex a key it moves), "
+                    f"and these keys have {entries:,}: skinned on the CPU")
+        most = self.rig.max_influences_per_vertex if self.rig is not None else 0
+        if most > GPU_INFLUENCES:
+            return (f"GPU mode draws at most {GPU_INFLUENCES} bones (or B-Bone segments) a vertex, and a vertex "
+                    f"here has {most}: skinned on the CPU")
+        return ""
+
+    def key_values(self, obj):
+        """The shape keys' values as the modifier sees them now (none where the mesh has no keys)."""
+        return rules.shape_key_values(obj) if self.targets else numpy.zeros(0, numpy.float32)
+
+    def posed(self, arm):
+        """The joints' posed frames in armature space, as `arm` stands (B-Bone segments included)."""
+        return self.skeleton.posed_joint_matrices(arm)
+
+    def frame_key(self, obj, arm, posed=None):
+        """Everything a frame's deformation depends on, as bytes: equal keys, equal results."""
+        posed = self.posed(arm) if posed is None else posed
+        values = rules.shape_key_values(obj) if self.targets else numpy.zeros(0, numpy.float32)
+        return posed.astype(numpy.float32).tobytes() + premat(obj, arm).tobytes() + values.tobytes()
+
+    def set_pose(self, arm, method, obj=None, posed=None):
+        """Poses the rig as `arm` stands (and `obj`'s shape keys); returns skn's name of `method`.
+        `posed`: self.posed(arm), when already read."""
         key = method_key(method)
         if key == "BLEND" and self.blend_group is None:
             raise ValueError("Blend mixes Linear and Dual Quaternion per vertex by a vertex group: pick the Blend Group")
         if key == "COR" and not self.centers:
             raise ValueError("this binding was made without the triangles Centers of Rotation needs: bind again")
-        self.pose.set_model(self.to_rig @ numpy.array([matrix(pb.matrix) for pb in arm.pose.bones]))
+        if obj is not None:
+            self.update(obj, arm)
+        if self.pose is not None:
+            deform = (self.posed(arm) if posed is None else posed) @ self.inverse_rest  # D_k (notes §3)
+            self.pose.set_model(self.to_rig @ deform @ self.frames)
+            if self.targets:
+                self.pose.set_morph_weights(rules.shape_key_values(obj) if obj is not None else self.input_values)
         return METHODS[key]
 
-    def skin(self, arm, method):
-        """Deformed positions in the rig's space (an array this binding reuses)."""
-        kind = self.set_pose(arm, method)
-        return self.rig.skin(self.pose, method=kind, out=self.out, dqs_scale=dqs_scale(kind))
+    def deform(self, obj, arm, method, posed=None):
+        """(deformed, input): the object-space coordinates the modifier would output and those it
+        receives (the reference with the shape keys), both (n, 3) float32."""
+        kind = self.set_pose(arm, method, obj, posed)
+        values = rules.shape_key_values(obj) if self.targets else ()
+        points = rules.morphed(self.reference, self.targets, values)
+        if self.pose is None:
+            return points, points
+        out = self.to_object(self.rig.skin(self.pose, method=kind, dqs_scale=dqs_scale(kind)))
+        if self.mask is not None:  # the mask scales the displacement (notes §4)
+            out = points + (self.mask[:, None] * (out - points)).astype(numpy.float32)
+        return out, points
 
     def to_object(self, positions):
         """The rig's output in object space (the array itself where they coincide)."""
         if self.object_space:
             return positions
-        post = numpy.linalg.inv(self.premat)
+        post = numpy.linalg.inv(self.pre)
         return (positions @ post[:3, :3].T + post[:3, 3]).astype(numpy.float32)
 
-    def to_world(self, positions, obj, arm):
-        m = matrix(obj.matrix_world) if self.object_space else matrix(arm.matrix_world)
+    def to_world(self, positions, obj, arm=None):
+        m = matrix(obj.matrix_world)
         return (positions @ m[:3, :3].T + m[:3, 3]).astype(numpy.float32)
 
 
 def skin_object(obj, method="LINEAR", depsgraph=None, binding=None, blend_group=None):
-    """World-space positions, (n, 3) float32, of a mesh deformed by its armature's
-    current pose (the evaluated armature when a depsgraph is given) — what the
-    Armature modifier computes with Preserve Volume off ("LINEAR") or on ("DQS"),
-    or "BLEND" (Linear and Dual Quaternion mixed per vertex by the weights of the
-    vertex group `blend_group`: 0 Linear, 1 Dual Quaternion) or "COR". Methods are
-    named in any case ("lbs", "dqs" too). Binds on the fly unless a Binding is given."""
+    """World-space positions, (n, 3) float32, of a mesh deformed by its armature as it stands
+    (the evaluated objects when a depsgraph is given) — what the Armature modifier computes with
+    Preserve Volume off ("LINEAR") or on ("DQS"), with every setting of it skn takes (rules.py),
+    or "BLEND" (Linear and Dual Quaternion mixed per vertex by the weights of the vertex group
+    `blend_group`: 0 Linear, 1 Dual Quaternion) or "COR". Methods are named in any case ("lbs",
+    "dqs" too). Binds on the fly unless a Binding is given; raises Unsupported (a ValueError)
+    for a setup skn cannot take over, saying why."""
     key = method_key(method)
     if key == "BLEND" and blend_group is None and binding is None:
         raise ValueError("BLEND mixes Linear and Dual Quaternion per vertex: give blend_group, a vertex group's name")
     binding = binding or Binding(obj, blend_group=blend_group, centers=key == "COR")
-    method = key
     arm, _ = find_armature(obj)
-    if depsgraph is not None:
+    if depsgraph is not None:  # the objects' matrices as evaluated (the original keeps the shape keys)
         arm = arm.evaluated_get(depsgraph)
-    return binding.to_world(binding.skin(arm, method), obj, arm)
+    deformed, _ = binding.deform(obj, arm, key)
+    return binding.to_world(deformed, obj)

@@ -1,46 +1,56 @@
 """The add-on's Blender UI: settings per object, Bind / Unbind / Apply, the
 "skn Skinning" panel, and the handlers that keep a bound mesh deformed.
 
-While a mesh is bound, skn alone deforms it: the armature's own deformation
-is suppressed — an Armature modifier switched off, or a parent with Armature
-Deform turned into a plain parent — and given back at Unbind, before every
-save (so that a file opened without the add-on deforms as Blender does),
-and when the add-on is disabled.
+How skn's result reaches Blender. Blender 3.4 has no Python modifiers, so
+Bind switches the Armature modifier off (or turns an Armature Deform parent
+into a plain parent) and puts a Geometry Nodes modifier, "skn", in its slot:
+it moves each vertex by the point attribute "skn_offset" that the add-on
+writes each frame (skn's result less the modifier's input) and removes the
+attribute. So the mesh itself stays at rest: shape keys are evaluated by
+Blender before it and taken by skn as morph targets, the modifiers below run
+on skn's result as on the modifier's, Edit Mode edits the rest mesh, and a
+vertex without an offset (a new one, before the next frame) stays as its
+input. Weight painting, edits and shape key changes rebind when Blender
+reports the mesh changed by anything but skn; a setup skn cannot take over
+any more (a modifier added above, say) gives the modifier back, with the
+reason in the panel.
 
-The rest mesh is never lost: Bind copies the mesh's coordinates into a point
-attribute, "skn_rest", saved with the file; the deformed coordinates are
-written over the mesh's own only while bound, and the rest is put back on
-Unbind, before every save (and the deformation again after it), and when the
-add-on is disabled. Apply keeps the current shape and removes the armature's
-deformation for good, as Blender's own Apply does.
+The armature's own deformation is given back, and the "skn" modifier
+removed, at Unbind, before every save (so that a file opened without the
+add-on deforms as Blender does; skn takes over again after the save and
+when the file is opened with the add-on), and when the add-on is disabled.
+Apply keeps the current shape and removes the armature's deformation, as
+Blender's own Apply does, and refuses, as Blender does, on a mesh with shape
+keys.
 
-Two modes. CPU (the default) writes the deformed coordinates into the mesh,
-so everything in Blender sees them. GPU (viewport) leaves the mesh at rest and
-skins in the viewport's vertex shader (viewport.py): per pose only the
-palette goes to the GPU. Blender's own draw of the object is hidden then
-(Display As: Bounds, so it can still be clicked, outlined and saved) and
-given back whenever the armature's deformation is: Unbind, saving, disabling
-the add-on, and switching to CPU. Render and Apply take the CPU path in both
-modes: while a render runs, a GPU-mode mesh holds its CPU-skinned
-coordinates and draws as itself, so the render matches the viewport.
-
-Errors reach the user in the panel and, from the operators, in Blender's
-report area; a setting changed after Bind rebuilds the binding, or is
-refused (set back) with the reason in the panel.
+Two modes. CPU (the default) writes the offsets, so everything in Blender
+sees the deformed mesh. GPU (viewport) skins in the viewport's vertex shader
+(viewport.py): per pose only the palette goes to the GPU, and Blender's own
+draw of the object is hidden (Display As: Bounds, so it can still be
+clicked, outlined and saved) until the deformation is given back. Render and
+Apply take the CPU path in both modes, and so does a mesh GPU mode cannot
+draw as the modifier would (a mask group, modifiers below the armature's),
+saying so. Shape keys it draws: the modifier's input goes to the GPU again
+when their values change (viewport.Drawing.surface).
 """
 import bpy
 import gpu
+import mathutils
 import numpy
 
 from . import core, viewport
 
-REST = core.REST
+OFFSET = core.OFFSET
+GROUP = "skn Deform"  # the node group of the "skn" modifier
+MODIFIER = "skn"
 _bindings = {}       # object name -> core.Binding (not saved: rebuilt on demand)
-_last_pose = {}      # object name -> bytes of the pose last written
+_last_key = {}       # object name -> the frame key of the offsets last written
+_own_writes = set()  # objects whose mesh skn changed: their next update is skn's, not the user's
 _busy = [False]      # writing the mesh triggers depsgraph updates: don't recurse
 _saving = [False]    # between save_pre and save_post the armature deforms as saved: leave it
 _rendering = [False]  # between render_init and render_complete/cancel GPU mode skins on the CPU
 _draw_handler = [None]
+_draw_failures = {}  # object name -> (binding, why): the shader failed to draw that binding
 
 
 def _method_changed(self, ctx):
@@ -88,25 +98,81 @@ class SknSettings(bpy.types.PropertyGroup):
     modifier_viewport: bpy.props.BoolProperty(default=True)
     modifier_render: bpy.props.BoolProperty(default=True)
     parent_deform: bpy.props.BoolProperty(default=False)  # the object's parent_type was ARMATURE
+    parent_inverse: bpy.props.FloatVectorProperty(size=16)  # and its matrix_parent_inverse, row by row
     display_saved: bpy.props.StringProperty()  # GPU mode: the display_type it hid ("" when not hidden)
 
 
-def _mesh_co(mesh, co):
-    mesh.vertices.foreach_set("co", numpy.ascontiguousarray(co, numpy.float32).ravel())
+# ---- the "skn" modifier: skn's result into Blender's stack ----
+
+def node_group():
+    """The node group that moves each point by "skn_offset" and drops the attribute (made once)."""
+    ng = bpy.data.node_groups.get(GROUP)
+    if ng is not None and ng.bl_idname == "GeometryNodeTree" and "skn" in ng:
+        return ng
+    ng = bpy.data.node_groups.new(GROUP, "GeometryNodeTree")
+    ng["skn"] = 1  # ours, whatever it is renamed to
+    ng.inputs.new("NodeSocketGeometry", "Geometry")
+    ng.outputs.new("NodeSocketGeometry", "Geometry")
+    nodes, links = ng.nodes, ng.links
+    given, result = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
+    offset = nodes.new("GeometryNodeInputNamedAttribute")
+    offset.data_type, offset.inputs["Name"].default_value = "FLOAT_VECTOR", OFFSET
+    move, drop = nodes.new("GeometryNodeSetPosition"), nodes.new("GeometryNodeRemoveAttribute")
+    drop.inputs["Name"].default_value = OFFSET
+    links.new(given.outputs[0], move.inputs["Geometry"])
+    links.new(offset.outputs["Attribute"], move.inputs["Offset"])
+    links.new(move.outputs["Geometry"], drop.inputs["Geometry"])
+    links.new(drop.outputs["Geometry"], result.inputs[0])
+    return ng
+
+
+def transport(obj):
+    """The object's "skn" modifier, by its node group (renamed or not); None when it has none."""
+    return next((m for m in obj.modifiers if m.type == "NODES" and m.node_group is not None and
+                 "skn" in m.node_group), None)
+
+
+def add_transport(obj, armature_mod):
+    """The "skn" modifier in the armature's slot: just below its modifier, or first for a parent."""
+    mod = transport(obj)
+    if mod is None:
+        mod = obj.modifiers.new(MODIFIER, "NODES")
+        mod.node_group = node_group()
+        index = list(obj.modifiers).index(armature_mod) + 1 if armature_mod is not None else 0
+        if index != len(obj.modifiers) - 1:
+            with bpy.context.temp_override(object=obj):
+                bpy.ops.object.modifier_move_to_index(modifier=mod.name, index=index)
+    source = armature_mod
+    mod.show_in_editmode = source.show_in_editmode if source else False
+    mod.show_on_cage = source.show_on_cage if source else False
+    return mod
+
+
+def remove_transport(obj):
+    mod = transport(obj)
+    if mod is not None:
+        obj.modifiers.remove(mod)
+    if OFFSET in obj.data.attributes:
+        obj.data.attributes.remove(obj.data.attributes[OFFSET])
+
+
+def write_offsets(obj, offsets):
+    """skn's result, less the modifier's input, into the mesh's "skn_offset" (Blender re-evaluates)."""
+    mesh = obj.data
+    attr = mesh.attributes.get(OFFSET)
+    if attr is None or attr.data_type != "FLOAT_VECTOR" or attr.domain != "POINT":
+        if attr is not None:
+            mesh.attributes.remove(attr)
+        attr = mesh.attributes.new(OFFSET, "FLOAT_VECTOR", "POINT")
+    attr.data.foreach_set("vector", numpy.ascontiguousarray(offsets, numpy.float32).ravel())
+    _own_writes.add(obj.name)
     mesh.update()
-
-
-def _rest(obj):
-    attr = obj.data.attributes.get(REST)
-    co = numpy.empty(len(obj.data.vertices) * 3, numpy.float32)
-    attr.data.foreach_get("vector", co)
-    return co.reshape(-1, 3)
 
 
 # ---- the armature's own deformation, suppressed while skn deforms ----
 
 def suppress(obj):
-    """Switches off the armature's own deformation, remembering how it was."""
+    """Switches off the armature's own deformation, remembering how it was, and puts skn's in."""
     _, mod = core.find_armature(obj)
     s = obj.skn
     if mod:
@@ -115,7 +181,15 @@ def suppress(obj):
         mod.show_viewport = mod.show_render = False
     elif obj.parent_type == "ARMATURE":
         s.parent_deform = True
-        obj.parent_type = "OBJECT"  # the same parent and transform, without Blender's deform
+        s.parent_inverse = [x for row in obj.matrix_parent_inverse for x in row]
+        obj.parent_type = "OBJECT"  # the same parent, without Blender's deform
+        _parent_inverse_back(obj)  # setting parent_type resets it (the object would jump)
+    add_transport(obj, mod)
+
+
+def _parent_inverse_back(obj):
+    p = obj.skn.parent_inverse
+    obj.matrix_parent_inverse = mathutils.Matrix([p[4 * r:4 * r + 4] for r in range(4)])  # rows
 
 
 def deform_active(obj):
@@ -126,7 +200,7 @@ def deform_active(obj):
 
 def take_over(obj):
     """A bound object whose armature deforms it again: skn's once more."""
-    if deform_active(obj):
+    if deform_active(obj) or transport(obj) is None:
         suppress(obj)
         apply_mode(obj)
 
@@ -135,18 +209,41 @@ def give_back(obj):
     """The armature's own deformation, and the object's own draw, as they were before Bind."""
     _, mod = core.find_armature(obj)
     s = obj.skn
+    remove_transport(obj)
     if mod:
         mod.show_viewport, mod.show_render = s.modifier_viewport, s.modifier_render
     elif s.parent_deform:
         obj.parent_type = "ARMATURE"
+        _parent_inverse_back(obj)
+        s.parent_deform = False
+    _last_key.pop(obj.name, None)
     show_draw(obj)
 
 
 # ---- GPU mode: Blender's own draw of the object, hidden while the shader draws it ----
 
 def gpu_drawn(obj):
-    """Whether the viewport shader draws obj now (GPU mode, and no render running)."""
-    return obj.skn.bound and obj.skn.mode == "GPU" and not _rendering[0]
+    """Whether the viewport shader draws obj now (GPU mode, no render running, and a binding the
+    shader can draw as the modifier would)."""
+    if not (obj.skn.bound and obj.skn.mode == "GPU" and not _rendering[0]):
+        return False
+    return not gpu_refusal(obj, _bindings.get(obj.name))
+
+
+def gpu_refusal(obj, b):
+    """Why GPU mode skins obj on the CPU ("" where the shader draws it as the modifier would):
+    what the binding cannot draw, or modifiers below skn's, which the shader's draw would skip."""
+    why = b.gpu_refusal() if b is not None else ""
+    failed = _draw_failures.get(obj.name)
+    if not why and failed is not None and failed[0] is b:
+        why = failed[1]
+    mods = list(obj.modifiers)
+    mod = transport(obj)
+    below = [m.name for m in mods[mods.index(mod) + 1:] if m.show_viewport] if mod is not None else []
+    if not why and below:
+        why = (f'GPU mode draws the mesh without the modifiers below the armature\'s ("{below[0]}"'
+               f'{" and more" if len(below) > 1 else ""}): skinned on the CPU')
+    return why
 
 
 def hide_draw(obj):
@@ -165,13 +262,24 @@ def show_draw(obj):
 
 
 def apply_mode(obj):
-    """A bound object as its mode says: GPU, the rest mesh drawn by the shader; CPU (or a
-    render running), the deformed coordinates in the mesh, drawn by Blender."""
+    """A bound object as its mode says: GPU, the rest mesh drawn by the shader; CPU (or a render
+    running, or a mesh GPU mode cannot draw), the offsets written, drawn by Blender."""
+    s = obj.skn
+    if s.mode == "GPU":
+        b = binding(obj)  # now, not in a draw callback: a binding for GPU mode reads the mesh's faces
+        why = gpu_refusal(obj, b)
+        if why and s.error != why:
+            s.error = why
+        elif not why and s.error.startswith("GPU mode"):
+            s.error = ""
+    mod = transport(obj)
     if gpu_drawn(obj):
-        binding(obj)  # now, not in a draw callback: a binding for GPU mode reads the mesh's faces
-        restore(obj)
+        if mod is not None:
+            mod.show_viewport = False  # the shader draws the deformation; the mesh bounds stay its rest
         hide_draw(obj)
     else:
+        if mod is not None:
+            mod.show_viewport = True
         show_draw(obj)
         refresh(obj, force=True)
     _redraw()
@@ -190,34 +298,49 @@ def make_binding(obj):
     s = obj.skn
     if s.method == "BLEND" and not s.blend_group:
         raise ValueError("Blend mixes Linear and Dual Quaternion per vertex by a vertex group: pick the Blend Group")
-    return core.Binding(obj, rest=_rest(obj), blend_group=s.blend_group if s.method == "BLEND" else None,
+    return core.Binding(obj, blend_group=s.blend_group if s.method == "BLEND" else None,
                         centers=s.method == "COR", normals=s.mode == "GPU")
 
 
 def binding(obj):
-    """The object's binding, rebuilt from its saved rest coordinates when needed."""
+    """The object's binding, made again when the mesh or the modifier changed under it (what a
+    binding is made from, by its outline: counts, names, settings) or it cannot serve. A new one
+    clears the panel's last error (or says why GPU mode skins this one on the CPU)."""
     b = _bindings.get(obj.name)
-    if b is None or not b.serves(obj.skn.method, normals=obj.skn.mode == "GPU"):
+    if b is None or b.outline != core.outline(obj) or not b.serves(obj.skn.method, normals=obj.skn.mode == "GPU"):
         b = _bindings[obj.name] = make_binding(obj)
+        obj.skn.error = gpu_refusal(obj, b) if obj.skn.mode == "GPU" else ""
     return b
 
 
 def refresh(obj, force=False, cpu=False):
-    """Writes the deformed coordinates of a bound, live object (when its pose changed); not in
-    GPU mode, whose mesh stays at rest (the viewport's draw poses it), unless `cpu` (Apply)."""
-    if obj is None or not obj.skn.bound or _busy[0] or (gpu_drawn(obj) and not cpu):
-        return
-    arm, _ = core.find_armature(obj)
+    """Writes the offsets of a bound, live object where its frame changed; not where the shader
+    draws it (unless `cpu`: Apply), nor in Edit Mode (the mesh is Blender's edit copy then).
+    A setup skn can no longer take over gives the modifier back, saying why."""
+    if obj is None or not obj.skn.bound or _busy[0] or obj.mode == "EDIT" or (gpu_drawn(obj) and not cpu):
+        return None
+    arm, mod = core.find_armature(obj)
     if arm is None:
-        return
-    key = core.pose_key(arm) + obj.skn.method.encode()
-    if not force and _last_pose.get(obj.name) == key:
-        return
+        return None
     _busy[0] = True
     try:
+        why = core.rules.refusals(obj, arm, mod)
+        if why:
+            raise core.Unsupported(f"{obj.name}: " + "; ".join(why))
         b = binding(obj)
-        _mesh_co(obj.data, b.to_object(b.skin(arm, obj.skn.method)))
-        _last_pose[obj.name] = key
+        posed = b.posed(arm)
+        key = b.frame_key(obj, arm, posed) + obj.skn.method.encode()
+        if not force and _last_key.get(obj.name) == key and not cpu:
+            return None
+        deformed, given = b.deform(obj, arm, obj.skn.method, posed)
+        write_offsets(obj, deformed - given)
+        _last_key[obj.name] = key
+        return deformed
+    except core.Unsupported as e:
+        _busy[0] = False
+        unbind(obj)
+        obj.skn.error = f"unbound: {e}; the Armature modifier deforms it again"
+        return None
     finally:
         _busy[0] = False
 
@@ -228,8 +351,7 @@ def rebind(obj, previous_method=None, previous_group=None):
     old = _bindings.pop(obj.name, None)
     try:
         _bindings[obj.name] = make_binding(obj)
-        refresh(obj, force=True)
-        _redraw()
+        apply_mode(obj)
         s.bound_method, s.bound_group, s.error = s.method, s.blend_group, ""
     except Exception as e:  # keep what was bound, and say why
         if old is not None:
@@ -245,17 +367,6 @@ def rebind(obj, previous_method=None, previous_group=None):
         s.error = str(e)
 
 
-def restore(obj):
-    """Puts the rest coordinates back (the object stays bound)."""
-    if obj.skn.bound and REST in obj.data.attributes:
-        _busy[0] = True
-        try:
-            _mesh_co(obj.data, _rest(obj))
-            _last_pose.pop(obj.name, None)
-        finally:
-            _busy[0] = False
-
-
 def bound_objects():
     return [o for o in bpy.data.objects if o.type == "MESH" and o.skn.bound]
 
@@ -268,30 +379,22 @@ def bind(obj):
         raise ValueError(f"{obj.name} has no armature to follow: add an Armature modifier or parent it to an armature")
     if not s.method_chosen and mod is not None:  # the modifier's Preserve Volume, until the user chooses
         s["method"] = 1 if mod.use_deform_preserve_volume else 0  # DQS, LINEAR: a raw write, not a choice
-    rest = core.rest_coordinates(obj.data)  # the vertices' own: an object not bound keeps no skn_rest
-    attr = obj.data.attributes.get(REST) or obj.data.attributes.new(REST, "FLOAT_VECTOR", "POINT")
-    attr.data.foreach_set("vector", rest.ravel())
-    try:
-        b = make_binding(obj)
-    except Exception:
-        obj.data.attributes.remove(obj.data.attributes[REST])
-        raise
-    _bindings[obj.name] = b
+    _bindings[obj.name] = make_binding(obj)
     suppress(obj)
     s.bound, s.bound_method, s.bound_group, s.error = True, s.method, s.blend_group, ""
     apply_mode(obj)
 
 
 def unbind(obj, keep_shape=False):
-    if not keep_shape:
-        restore(obj)
+    """The armature's deformation given back (or, `keep_shape`, the skinned shape kept as the mesh)."""
+    if keep_shape:
+        remove_transport(obj)
+    else:
         give_back(obj)
     show_draw(obj)
-    if REST in obj.data.attributes:
-        obj.data.attributes.remove(obj.data.attributes[REST])
     obj.skn.bound = False
     _bindings.pop(obj.name, None)
-    _last_pose.pop(obj.name, None)
+    _last_key.pop(obj.name, None)
 
 
 class SKN_OT_bind(bpy.types.Operator):
@@ -315,7 +418,7 @@ class SKN_OT_bind(bpy.types.Operator):
 
 
 class SKN_OT_unbind(bpy.types.Operator):
-    """Unbind: restore the rest mesh and give the deformation back to the armature"""
+    """Unbind: give the deformation back to the Armature modifier (or parent)"""
     bl_idname, bl_label, bl_options = "skn.unbind", "Unbind", {"REGISTER", "UNDO"}
 
     @classmethod
@@ -337,15 +440,26 @@ class SKN_OT_apply(bpy.types.Operator):
 
     def execute(self, ctx):
         obj = ctx.object
+        if obj.data.shape_keys is not None:  # Blender's own Apply refuses so, with the same words
+            obj.skn.error = "Modifier cannot be applied to a mesh with shape keys"
+            self.report({"ERROR"}, f"skn: {obj.skn.error}")
+            return {"CANCELLED"}
         try:
-            refresh(obj, force=True, cpu=True)  # GPU mode too: the CPU's coordinates, kept
+            _last_key.pop(obj.name, None)
+            deformed = refresh(obj, force=True, cpu=True)  # GPU mode too: the CPU's coordinates, kept
         except Exception as e:
             self.report({"ERROR"}, f"skn: {e}")
             return {"CANCELLED"}
+        if deformed is None:  # unbound on the way (the reason is in the panel)
+            self.report({"ERROR"}, f"skn: {obj.skn.error or 'nothing to apply'}")
+            return {"CANCELLED"}
         _, mod = core.find_armature(obj)
         unbind(obj, keep_shape=True)
+        obj.skn.parent_deform = False  # a parent stays a plain parent: its deform is applied
+        obj.data.vertices.foreach_set("co", numpy.ascontiguousarray(deformed, numpy.float32).ravel())
+        obj.data.update()
         if mod:
-            obj.modifiers.remove(mod)  # a parent keeps parent_type OBJECT: its deform is applied too
+            obj.modifiers.remove(mod)
         return {"FINISHED"}
 
 
@@ -385,12 +499,56 @@ def _each_bound(fn):
             obj.skn.error = str(e)
 
 
+def edited_meshes(depsgraph):
+    """("MESH", name) for each mesh whose geometry (coordinates, weights, topology) or shape keys
+    changed in this update, ("ARMATURE", name) for each armature (data) that changed."""
+    if depsgraph is None:
+        return set()
+    out = set()
+    for u in depsgraph.updates:
+        if isinstance(u.id, bpy.types.Mesh) and u.is_updated_geometry:
+            out.add(("MESH", u.id.original.name))
+        elif isinstance(u.id, bpy.types.Key) and u.id.original.user is not None:
+            out.add(("MESH", u.id.original.user.name))
+        elif isinstance(u.id, bpy.types.Armature):  # a pose change too: the bones are compared
+            out.add(("ARMATURE", u.id.original.name))
+    return out
+
+
+def forget(obj):
+    """The binding made again from the object at its next refresh."""
+    _bindings.pop(obj.name, None)
+    _last_key.pop(obj.name, None)
+
+
 @bpy.app.handlers.persistent
-def on_change(scene, depsgraph=None):
+def on_frame(scene, depsgraph=None):
+    if not _saving[0]:
+        _each_bound(lambda obj: (take_over(obj), obj.skn.live and refresh(obj)))
+
+
+@bpy.app.handlers.persistent
+def on_update(scene, depsgraph=None):
+    """A change anywhere: bound meshes follow; one whose mesh the user changed (weights painted,
+    edited, keys changed, topology) is bound again from it, its settings kept."""
     if _saving[0]:
         return
+    edited = edited_meshes(depsgraph)
+
     def one(obj):
         take_over(obj)
+        if ("MESH", obj.data.name) in edited:
+            if obj.name in _own_writes:
+                _own_writes.discard(obj.name)  # skn's own offsets, re-evaluated
+            elif obj.mode != "EDIT":
+                forget(obj)
+        arm, _ = core.find_armature(obj)
+        b = _bindings.get(obj.name)
+        if b is not None and arm is not None and ("ARMATURE", arm.data.name) in edited and arm.mode != "EDIT" and \
+                b.bones != core.bones_outline(arm):  # bones edited, or their envelopes or B-Bone shape
+            forget(obj)
+        if obj.skn.mode == "GPU" and bool(obj.skn.display_saved) != gpu_drawn(obj):
+            apply_mode(obj)  # a modifier added below, or removed: the shader draws it, or the CPU skins it
         if obj.skn.live:
             refresh(obj)
     _each_bound(one)
@@ -398,13 +556,10 @@ def on_change(scene, depsgraph=None):
 
 @bpy.app.handlers.persistent
 def before_save(*_):
-    """The file keeps the rest mesh and the armature's own deformation: opened without the
+    """The file keeps the armature's own deformation and no "skn" modifier: opened without the
     add-on, it deforms as Blender does."""
     _saving[0] = True
-    def one(obj):
-        restore(obj)
-        give_back(obj)
-    _each_bound(one)
+    _each_bound(give_back)
 
 
 @bpy.app.handlers.persistent
@@ -436,16 +591,24 @@ def draw_viewport():
             continue
         try:
             viewport.draw_object(obj, binding(obj), view, projection, live=obj.skn.live, cull=cull)
-        except Exception as e:  # said once in the panel, not a traceback a redraw
-            if obj.skn.error != str(e):
-                obj.skn.error = str(e)
+        except Exception as e:  # the CPU skins it from now on (until bound again), saying why once
+            _draw_failures[obj.name] = (_bindings.get(obj.name), f"GPU mode could not draw it ({e}): skinned on the CPU")
+            bpy.app.timers.register(lambda name=obj.name: _fall_back(name))
+
+
+def _fall_back(name):
+    """After a failed draw, outside the draw callback (which may not change Blender's data)."""
+    obj = bpy.data.objects.get(name)
+    if obj is not None and obj.skn.bound:
+        apply_mode(obj)
 
 
 @bpy.app.handlers.persistent
 def after_load(*_):
     """A file saved while bound: skn takes the deformation over again."""
     _bindings.clear()
-    _last_pose.clear()
+    _last_key.clear()
+    _own_writes.clear()
     _saving[0] = False
     _each_bound(take_over)
 
@@ -456,7 +619,7 @@ def _after_enable():
 
 
 CLASSES = (SknSettings, SKN_OT_bind, SKN_OT_unbind, SKN_OT_apply, SKN_PT_panel)
-HANDLERS = ((bpy.app.handlers.frame_change_post, on_change), (bpy.app.handlers.depsgraph_update_post, on_change),
+HANDLERS = ((bpy.app.handlers.frame_change_post, on_frame), (bpy.app.handlers.depsgraph_update_post, on_update),
             (bpy.app.handlers.save_pre, before_save), (bpy.app.handlers.save_post, after_save),
             (bpy.app.handlers.load_post, after_load), (bpy.app.handlers.render_init, before_render),
             (bpy.app.handlers.render_complete, after_render), (bpy.app.handlers.render_cancel, after_render))

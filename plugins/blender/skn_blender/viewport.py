@@ -6,7 +6,9 @@ Rotation's centers) go to the GPU once, as one `gpu` batch. Per pose change
 the add-on poses the rig on the CPU (a few microseconds a bone) and uploads
 only the palette (skn_pose_gpu_palette): a uniform block where it fits in the
 16 KB every OpenGL 3.3 implementation offers (GL_MAX_UNIFORM_BLOCK_SIZE's
-minimum), else a float texture. The shader is skn's GLSL (skn_glsl_source,
+minimum), else a float texture. Shape keys are skn's morph targets on the GPU
+too (Morphs): their sparse offsets go up once, their values per pose. The
+shader is skn's GLSL (skn_glsl_source,
 the same arithmetic as the CPU kernels) under a small main, and a fragment
 stage lit like Blender's solid mode: studio lights fixed to the view over a
 grey base.
@@ -41,6 +43,30 @@ void main() {
   gl_Position = viewport_projection * (viewport_model_view * vec4(p, 1.0));
 }
 """
+
+# With shape keys (Morphs): the vertex's entries added to its rest position and normal first.
+MORPH_MAIN = MAIN.replace("""void main() {
+  vec3 p = skn_skin_position(position);
+  viewport_normal = viewport_normal_matrix * skn_skin_normal(normal);""", """uniform sampler2D viewport_morph_entries; // an entry in 2 texels: (dv, the key), (dn, 0)
+uniform sampler2D viewport_morph_weights; // key k's weight in texel k's red
+in uvec2 viewport_morph_range;            // the vertex's entries: first, count
+
+vec4 viewport_texel(sampler2D t, int i) {
+  int width = textureSize(t, 0).x;
+  return texelFetch(t, ivec2(i % width, i / width), 0);
+}
+
+void main() {
+  vec3 rest = position, rest_normal = normal;
+  for (uint i = 0u; i < viewport_morph_range.y; ++i) {
+    int e = 2 * int(viewport_morph_range.x + i);
+    vec4 dv = viewport_texel(viewport_morph_entries, e);
+    float w = viewport_texel(viewport_morph_weights, int(dv.w)).r;
+    rest += w * dv.xyz;
+    rest_normal += w * viewport_texel(viewport_morph_entries, e + 1).xyz;
+  }
+  vec3 p = skn_skin_position(rest);
+  viewport_normal = viewport_normal_matrix * skn_skin_normal(rest_normal);""")
 
 # The same stage without skinning: a mesh skinned on the CPU, drawn alike (the tests' reference).
 PLAIN_MAIN = MAIN.replace("skn_skin_position(position)", "position").replace("skn_skin_normal(normal)", "normal")
@@ -204,6 +230,15 @@ def plain_shader():
     return gpu.types.GPUShader(PLAIN_MAIN, FRAGMENT, name="skn_plain")
 
 
+GPU_INFLUENCES = core.GPU_INFLUENCES  # skn's GLSL reads 4 or 8 influences a vertex
+
+
+def gpu_influences(rig):
+    """4 or 8: the influences a vertex the shader reads for `rig` (B-Bones split a bone's weight
+    between two segments, so 4 bones a vertex can be 8 joints)."""
+    return 4 if rig.max_influences_per_vertex <= 4 else GPU_INFLUENCES
+
+
 class Drawing:
     """One bound object drawn by `method`: its shader, its batch, and its palette on the GPU.
     Made in a GL context (a draw callback's, or an offscreen's); freed with it by Python."""
@@ -214,26 +249,35 @@ class Drawing:
         rig = binding.rig
         self.method, self.kind = core.method_key(method), core.METHODS[core.method_key(method)]
         self.palette = palette_kind(rig.joint_count, method)
+        self.influences = gpu_influences(rig)
+        self.morphs = Morphs(binding.morphs, binding.vertex_count) if binding.morphs else None
         text = skn.glsl_source(self.kind, dqs_scale=core.dqs_scale(self.kind), normals=True, palette=self.palette,
+                               influences=self.influences,
                                joint_count=rig.joint_count, version_line=False)  # Blender writes #version
-        self.shader = gpu.types.GPUShader(text + MAIN, FRAGMENT, name=f"skn_{self.kind}")
+        main = MORPH_MAIN if self.morphs is not None else MAIN
+        self.shader = gpu.types.GPUShader(text + main, FRAGMENT, name=f"skn_{self.kind}")
         # the triangles' order for a software rasterizer or a GPU (drawing_order)
         self.software = gpu.platform.device_type_get() == "SOFTWARE" if software is None else software
         self.batch = self._batch(binding)
         self._ubo = self._texture = None
-        self.pose_key = None  # the bone matrices the palette on the GPU was made from
+        self.pose_key = None  # the bone matrices (and shape keys) the palette on the GPU was made from
 
     def _batch(self, binding):
-        a = binding.rig.gpu_attributes()  # the influences as the rig skins them, rest mesh included
-        inputs = [("skn_joints0", "U16", 4, "INT", "joints"),  # uvec4 in the shader
-                  ("skn_weights0", "F32", 4, "FLOAT", "weights")]
+        a = binding.rig.gpu_attributes(self.influences)  # the influences as the rig skins them, rest mesh too
+        for k in range(0, self.influences, 4):  # skn_joints0 the first four, skn_joints1 the next
+            a[f"joints{k // 4}"], a[f"weights{k // 4}"] = a["joints"][:, k:k + 4], a["weights"][:, k:k + 4]
+        inputs = [io for k in range(self.influences // 4)
+                  for io in ((f"skn_joints{k}", "U16", 4, "INT", f"joints{k}"),  # uvec4 in the shader
+                             (f"skn_weights{k}", "F32", 4, "FLOAT", f"weights{k}"))]
         inputs += {"blend": [("skn_blend", "F32", 1, "FLOAT", "blend_weights")],
                    "cor": [("skn_center", "F32", 4, "FLOAT", "centers")]}.get(self.kind, [])
+        if self.morphs is not None:
+            inputs.append(("viewport_morph_range", "U32", 2, "INT", "morph_range"))  # uvec2
+            a["morph_range"] = self.morphs.ranges
         vertices, triangles = drawing_order(a["positions"], binding.triangles, self.software)
-        arrays = {"position": a["positions"][vertices], "normal": a["normals"][vertices]}
-        arrays.update((name, a[key][vertices]) for name, _, _, _, key in inputs)
-        return TriangleBatch(vertex_format(i[:4] for i in inputs), len(vertices), arrays, triangles,
-                             self.software)
+        arrays = dict((name, a[key][vertices]) for name, _, _, _, key in inputs)
+        arrays.update(position=a["positions"][vertices], normal=a["normals"][vertices])
+        return TriangleBatch(vertex_format(i[:4] for i in inputs), len(vertices), arrays, triangles, self.software)
 
     def upload(self, palette):
         """The palette (joints, vec4s, 4) float32 into the uniform block or the texture."""
@@ -245,22 +289,19 @@ class Drawing:
             else:
                 self._ubo.update(data)
             return
-        texels = flat.size // 4
-        width = min(texels, TEXTURE_WIDTH)
-        height = -(-texels // width)
-        padded = numpy.zeros(width * height * 4, numpy.float32)
-        padded[:flat.size] = flat
-        # a GPUTexture has no update in Blender 3.4: a new one a pose (a few KB)
-        self._texture = gpu.types.GPUTexture((width, height), format="RGBA32F",
-                                             data=gpu.types.Buffer("FLOAT", padded.size, padded))
+        self._texture = float_texture(flat)  # Blender 3.4's GPUTexture has no update: a new one a pose (a few KB)
 
-    def update(self, binding, arm):
-        """Poses the rig as `arm` stands and uploads the palette, where the bones moved."""
-        key = core.pose_key(arm)
+    def update(self, binding, arm, obj):
+        """Poses the rig as `arm` stands and uploads the palette (and the shape keys' values), where
+        the bones, the objects or the values changed."""
+        posed = binding.posed(arm)  # read once: a B-Bone's segments are a call each
+        key = binding.frame_key(obj, arm, posed)
         if key == self.pose_key:
             return
-        kind = binding.set_pose(arm, self.method)
+        kind = binding.set_pose(arm, self.method, obj, posed)
         self.upload(binding.pose.gpu_palette(kind, dqs_scale=core.dqs_scale(kind), normals=True))
+        if self.morphs is not None:
+            self.morphs.set_weights(binding.key_values(obj))
         self.pose_key = key
 
     def draw(self, model_view, projection, color=BASE_COLOR, cull=False):
@@ -269,7 +310,49 @@ class Drawing:
             self.shader.uniform_block("SknPalette", self._ubo)
         else:
             self.shader.uniform_sampler("skn_palette", self._texture)
+        if self.morphs is not None:
+            self.shader.uniform_sampler("viewport_morph_entries", self.morphs.entries)
+            self.shader.uniform_sampler("viewport_morph_weights", self.morphs.weights)
         draw_batch(self.shader, self.batch, model_view, projection, color, cull)
+
+
+class Morphs:
+    """Shape keys on the GPU, sparse as skn's morph targets are (Binding.morphs: each key's
+    vertices, dv, dn): every vertex's entries together, 2 texels an entry in a float texture made
+    once — (dv, the key's index), (dn, 0) — found by the vertex input viewport_morph_range (first
+    entry, count); per pose only the keys' weights go up, a texel a key. The shader adds
+    w dv to the rest position and w dn to the rest normal before skinning, as skn_skin does."""
+
+    def __init__(self, morphs, vertex_count):
+        vertex = numpy.concatenate([v for v, _, _ in morphs]).astype(numpy.int64)
+        target = numpy.concatenate([numpy.full(len(v), k, numpy.float32) for k, (v, _, _) in enumerate(morphs)])
+        order = numpy.argsort(vertex, kind="stable")  # a vertex's entries together, in the keys' order
+        count = numpy.bincount(vertex, minlength=vertex_count)
+        first = numpy.concatenate([[0], numpy.cumsum(count)[:-1]])
+        self.ranges = numpy.stack([first, count], axis=1).astype(numpy.uint32)
+        texels = numpy.zeros((len(vertex), 2, 4), numpy.float32)
+        texels[:, 0, :3] = numpy.concatenate([dv for _, dv, _ in morphs])[order]
+        texels[:, 0, 3] = target[order]
+        texels[:, 1, :3] = numpy.concatenate([dn for _, _, dn in morphs])[order]
+        self.entries = float_texture(texels.ravel())
+        self.target_count = len(morphs)
+        self.set_weights(numpy.zeros(len(morphs), numpy.float32))
+
+    def set_weights(self, values):
+        texels = numpy.zeros((self.target_count, 4), numpy.float32)
+        texels[:, 0] = values
+        self.weights = float_texture(texels.ravel())
+
+
+def float_texture(flat):
+    """An RGBA32F texture of the float32 `flat` (4 a texel), TEXTURE_WIDTH texels a row (fewer when
+    there are fewer), the last row padded with zeros: texel i at (i % width, i // width)."""
+    texels = max(1, flat.size // 4)
+    width = min(texels, TEXTURE_WIDTH)
+    height = -(-texels // width)
+    padded = numpy.zeros(width * height * 4, numpy.float32)
+    padded[:flat.size] = flat
+    return gpu.types.GPUTexture((width, height), format="RGBA32F", data=gpu.types.Buffer("FLOAT", padded.size, padded))
 
 
 def model_matrix(binding, obj, arm):
@@ -281,10 +364,12 @@ def draw_object(obj, binding, view, projection, color=BASE_COLOR, live=True, cul
     """Draws a bound object skinned by the GPU, as its armature stands (or, not `live`, as it stood
     at the first draw), with the view and projection given (a viewport's, or a test's camera)."""
     arm, _ = core.find_armature(obj)
+    if live:
+        binding.update(obj, arm)  # bound again where the objects moved: a new rig, a new drawing
     drawing = getattr(binding, "drawing", None)
     if drawing is None or drawing.method != core.method_key(obj.skn.method):
         drawing = binding.drawing = Drawing(binding, obj.skn.method)
     if live or drawing.pose_key is None:
-        drawing.update(binding, arm)
+        drawing.update(binding, arm, obj)
     drawing.draw(numpy.asarray(view, numpy.float64) @ model_matrix(binding, obj, arm), projection, color, cull)
     return drawing

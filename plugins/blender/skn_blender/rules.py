@@ -1,0 +1,368 @@
+"""Blender 3.4's Armature modifier, read as skn binds it: which modifier skn
+stands in for and what it sees (the rest mesh, shape keys), which bones a
+vertex follows and how much (vertex groups of deform bones, bone envelopes,
+B-Bone segments), the modifier's mask, and what skn cannot take over yet —
+said in Blender's words, so that the user keeps the modifier for it.
+
+The rules are those of ../shared/notes/blender-deform.md (armature_deform.c,
+armature.c, MOD_armature.c), each checked against Blender by tests/blender:
+
+  - A vertex's contributions come from its vertex groups named after deform
+    bones, in the groups' stored order (DQS's flips depend on it); with the
+    bone's "Multiply Vertex Group by Envelope" the weight is scaled by the
+    envelope. A vertex with no such group falls back to the envelopes where
+    the modifier binds to them; one with groups whose weights are all 0
+    stays where it is.
+  - The envelope of a bone is 1 inside its radius (head to tail, linearly),
+    falls off quadratically over envelope_distance, measured against the
+    bone's rest head and tail in armature space.
+  - A B-Bone of N segments has N + 1 joints; a weight w on it splits
+    w (1 - b) on joint k and w b on joint k + 1 by the vertex's place along
+    the bone's rest Y axis.
+  - Weights are divided by their sum; a vertex whose sum is 1e-4 or less
+    stays where it is. The mask group scales the displacement.
+"""
+import numpy
+
+ZERO_WEIGHT = 1e-4  # a vertex whose weights sum to this or less stays where it is (Blender's rule)
+
+class Unsupported(ValueError):
+    """A setup skn cannot take over from the Armature modifier: the message says what, in Blender's
+    words, and that the modifier keeps working."""
+
+
+def matrix(m):
+    return numpy.array(m, dtype=numpy.float64)
+
+
+def armature_of(obj):
+    """The armature that deforms a mesh, and how: its first Armature modifier with an object (the
+    modifier), else an armature parent with Armature Deform (None); (None, None) for neither."""
+    for mod in obj.modifiers:
+        if mod.type == "ARMATURE" and mod.object:
+            return mod.object, mod
+    skn = getattr(obj, "skn", None)  # while bound, skn turns an Armature Deform parent into a plain one
+    if obj.parent and obj.parent.type == "ARMATURE" and (obj.parent_type == "ARMATURE" or
+                                                        (skn is not None and skn.parent_deform)):
+        return obj.parent, None
+    return None, None
+
+
+class Settings:
+    """What the Armature modifier (or an Armature Deform parent's hidden one) is set to do."""
+
+    def __init__(self, obj, mod):
+        self.by_parent = mod is None
+        if mod is None:  # parent type Armature: groups and envelopes, no Preserve Volume, no mask
+            self.groups, self.envelopes, self.mask_group, self.invert = True, True, "", False
+            self.preserve_volume, self.multi, self.name = False, False, "Armature Deform"
+        else:
+            self.groups, self.envelopes = mod.use_vertex_groups, mod.use_bone_envelopes
+            self.mask_group, self.invert = mod.vertex_group, mod.invert_vertex_group
+            self.preserve_volume, self.multi, self.name = mod.use_deform_preserve_volume, mod.use_multi_modifier, mod.name
+
+
+def refusals(obj, arm, mod):
+    """What in this setup skn cannot take over from the modifier, each as a sentence for the panel
+    and Bind's report (empty: it can). The modifier keeps deforming the mesh in each case."""
+    why = []
+    key = obj.data.shape_keys
+    if key is not None and len(key.key_blocks) > 1 and not key.use_relative:
+        why.append("its shape keys are not Relative (Shape Keys panel): skn applies relative keys only")
+    if obj.data.users > 1:
+        why.append(f'its mesh "{obj.data.name}" is shared by {obj.data.users} objects: '
+                   f'skn keeps its deformation in the mesh (make it single user)')
+    if mod is None:  # Armature Deform: Blender's hidden modifier runs first, before every modifier
+        return why
+    index = list(obj.modifiers).index(mod)
+    for above in obj.modifiers[:index]:
+        if above.show_viewport or above.show_render:
+            why.append(f'the {above.type.replace("_", " ").title()} modifier "{above.name}" comes before '
+                       f'"{mod.name}": skn skins the mesh as it is before any modifier '
+                       f'(apply it, or move it below)')
+    for after in obj.modifiers[index + 1:]:
+        if after.type != "ARMATURE":
+            break
+        if after.use_multi_modifier and (after.show_viewport or after.show_render):
+            why.append(f'"{after.name}" mixes in this modifier\'s input (Multi Modifier): skn stands in '
+                       f'for one Armature modifier, not a Multi Modifier chain')
+            break
+    return why
+
+
+# ---- the mesh as the modifier sees it: rest coordinates, shape keys ----
+
+def reference_coordinates(mesh):
+    """The coordinates shape keys are added to: the reference key's, else the vertices'."""
+    n = len(mesh.vertices)
+    co = numpy.empty(n * 3, numpy.float32)
+    key = mesh.shape_keys
+    if key is not None and key.reference_key is not None and len(key.key_blocks) > 1:
+        key.reference_key.data.foreach_get("co", co)
+    else:
+        mesh.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)
+
+
+def group_weights(obj, name):
+    """The weights of vertex group `name` (0 where a vertex is not in it), (n,) float32."""
+    n = len(obj.data.vertices)
+    out = numpy.zeros(n, numpy.float32)
+    group = obj.vertex_groups.get(name)
+    if group is None:
+        return out
+    gi = group.index
+    for v in obj.data.vertices:
+        for g in v.groups:
+            if g.group == gi:
+                out[v.index] = g.weight
+                break
+    return out
+
+
+def shape_keys(obj):
+    """Relative shape keys as sparse skn morph targets, one per key block but the reference:
+    [(name, vertices (m,) uint32, offsets (m, 3) float32)], each the key's coordinates less its
+    Relative To key's, times its vertex group, on the vertices where that is not 0 (Blender's key
+    evaluation: reference + sum of value (key - relative key) group weight)."""
+    mesh = obj.data
+    key = mesh.shape_keys
+    if key is None or len(key.key_blocks) < 2:
+        return []
+    n = len(mesh.vertices)
+    coords = {}
+
+    def co(block):
+        if block.name not in coords:
+            a = numpy.empty(n * 3, numpy.float32)
+            block.data.foreach_get("co", a)
+            coords[block.name] = a.reshape(-1, 3)
+        return coords[block.name]
+
+    targets = []
+    for block in key.key_blocks:
+        if block == key.reference_key:
+            continue
+        relative = block.relative_key if block.relative_key is not None else key.reference_key
+        offsets = co(block) - co(relative)
+        if block.vertex_group:
+            offsets = offsets * group_weights(obj, block.vertex_group)[:, None]
+        vertices = numpy.nonzero(numpy.any(offsets != 0, axis=1))[0].astype(numpy.uint32)
+        targets.append((block.name, vertices, offsets[vertices].astype(numpy.float32)))
+    return targets
+
+
+def morphed(reference, targets, values):
+    """The coordinates the modifier receives: the reference plus each target times its value."""
+    out = reference.astype(numpy.float32).copy()
+    for (_, vertices, offsets), value in zip(targets, values):
+        if value != 0.0 and len(vertices):
+            out[vertices] += numpy.float32(value) * offsets
+    return out
+
+
+def shape_key_values(obj, key=None):
+    """Each morph target's weight now, in shape_keys' order: the key's value, 0 where muted; with
+    the object's Shape Key Lock, the active key alone at 1. `key`: the evaluated Key, if any."""
+    key = key or obj.data.shape_keys
+    if key is None or len(key.key_blocks) < 2:
+        return numpy.zeros(0, numpy.float32)
+    blocks = [b for b in key.key_blocks if b.name != key.reference_key.name]
+    if obj.show_only_shape_key:
+        active = obj.active_shape_key.name if obj.active_shape_key else ""
+        return numpy.array([1.0 if b.name == active else 0.0 for b in blocks], numpy.float32)
+    return numpy.array([0.0 if b.mute else b.value for b in blocks], numpy.float32)
+
+
+# ---- bones: joints, envelopes, B-Bone segments ----
+
+class Skeleton:
+    """The armature's deform bones as skn joints: a bone of N > 1 segments takes N + 1 joints.
+    `joint_of[bone name]` is its first joint; `segments[name]` its segment count."""
+
+    def __init__(self, arm):
+        self.bones = [b for b in arm.data.bones if b.use_deform]
+        self.joint_of, self.segments = {}, {}
+        count = 0
+        for b in self.bones:
+            n = b.bbone_segments if b.bbone_segments > 1 else 1
+            self.joint_of[b.name], self.segments[b.name] = count, n
+            count += n + 1 if n > 1 else 1
+        self.joint_count = count
+        self.rest = {b.name: matrix(b.matrix_local) for b in self.bones}
+        self.first = numpy.array([self.joint_of[b.name] for b in self.bones], numpy.int64)
+        self.count = numpy.array([self.segments[b.name] for b in self.bones], numpy.int64)
+        self.straight = self.count == 1
+        self.channel, self.channel_count = None, 0  # each bone's index among the pose channels
+
+    def rest_joint_matrices(self, arm):
+        """Each joint's rest frame in armature space: a bone's matrix_local, or, for a B-Bone's
+        joint k, matrix_local times the segment's rest matrix (PoseBone.bbone_segment_matrix)."""
+        out = numpy.empty((self.joint_count, 4, 4))
+        for b in self.bones:
+            j, n = self.joint_of[b.name], self.segments[b.name]
+            a = self.rest[b.name]
+            if n == 1:
+                out[j] = a
+            else:
+                pb = arm.pose.bones[b.name]
+                for k in range(n + 1):
+                    out[j + k] = a @ matrix(pb.bbone_segment_matrix(k, rest=True))
+        return out
+
+    def posed_joint_matrices(self, arm):
+        """Each joint's posed frame in armature space: PoseBone.matrix (read in bulk), or times the
+        segment's posed matrix. With the rest frames, posed rest^-1 is Blender's deform matrix D_k."""
+        channels = arm.pose.bones
+        if self.channel is None or len(channels) != self.channel_count:
+            index = {pb.name: i for i, pb in enumerate(channels)}
+            self.channel, self.channel_count = numpy.array([index[b.name] for b in self.bones]), len(channels)
+        flat = numpy.empty(len(channels) * 16, numpy.float32)
+        channels.foreach_get("matrix", flat)
+        pose = flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(numpy.float64)[self.channel]  # stored by column
+        out = numpy.empty((self.joint_count, 4, 4))
+        out[self.first[self.straight]] = pose[self.straight]
+        for i in numpy.nonzero(~self.straight)[0]:
+            pb, j = channels[int(self.channel[i])], int(self.first[i])
+            for k in range(self.count[i] + 1):
+                out[j + k] = pose[i] @ matrix(pb.bbone_segment_matrix(k, rest=False))
+        return out
+
+
+def envelope(bone, c):
+    """Blender's envelope factor of `bone` at armature-space points c (m, 3): 1 within the radius,
+    1 - ((d - r) / distance)^2 over the falloff, 0 beyond (distfactor_to_bone)."""
+    h, t = numpy.array(bone.head_local, numpy.float64), numpy.array(bone.tail_local, numpy.float64)
+    axis = t - h
+    length = float(numpy.linalg.norm(axis))
+    u = axis / length if length > 0 else numpy.array([0.0, 1.0, 0.0])
+    d = c - h
+    a = d @ u
+    s2 = numpy.where(a < 0, (d * d).sum(axis=1),
+                     numpy.where(a > length, ((c - t) ** 2).sum(axis=1), (d * d).sum(axis=1) - a * a))
+    r = numpy.where(a < 0, bone.head_radius,
+                    numpy.where(a > length, bone.tail_radius,
+                                bone.head_radius + (a / length if length > 0 else 0) * (bone.tail_radius - bone.head_radius)))
+    dist = bone.envelope_distance
+    out = numpy.zeros(len(c))
+    inside = s2 < r * r
+    out[inside] = 1.0
+    if dist > 0:
+        fall = (~inside) & (s2 < (r + dist) ** 2)
+        out[fall] = 1.0 - (numpy.sqrt(s2[fall]) - r[fall]) ** 2 / (dist * dist)
+    return out
+
+
+def bbone_split(skeleton, bone, c):
+    """For points c (m, 3) weighted to B-Bone `bone`: the first segment joint k (m,) and the share b
+    (m,) of joint k + 1, by the point's rest Y along the bone (b_bone_deform)."""
+    n = skeleton.segments[bone.name]
+    inv = numpy.linalg.inv(skeleton.rest[bone.name])
+    y = c @ inv[1, :3] + inv[1, 3]
+    f = numpy.clip(y / bone.length, 0.0, 1.0) * n
+    k = numpy.clip(numpy.floor(f), 0, n - 1).astype(numpy.int64)
+    return k, numpy.clip(f - k, 0.0, 1.0)
+
+
+# ---- a vertex's contributions ----
+
+def vertex_groups(obj, skeleton):
+    """Per vertex, its groups of deform bones in stored order, CSR: (offsets (n + 1,) int64, bone
+    (entries,) indices into skeleton.bones, weights (entries,) float64). Entries of weight 0 are
+    kept: they make the vertex bound. (Blender 3.4 has no bulk read of vertex groups.)"""
+    index = {b.name: i for i, b in enumerate(skeleton.bones)}
+    bone_of = {g.index: index[g.name] for g in obj.vertex_groups if g.name in index}
+    counts, bones, weights = [], [], []
+    for v in obj.data.vertices:
+        mine = [(bone_of[g.group], g.weight) for g in v.groups if g.group in bone_of]
+        counts.append(len(mine))
+        for b, w in mine:
+            bones.append(b)
+            weights.append(w)
+    offsets = numpy.zeros(len(counts) + 1, numpy.int64)
+    numpy.cumsum(counts, out=offsets[1:])
+    return offsets, numpy.array(bones, numpy.int64), numpy.array(weights, numpy.float64)
+
+
+class Contributions:
+    """The influences skn binds, by Blender's rules, for armature-space input points c (n, 3):
+    CSR `offsets` (n + 1,) uint32, `joints` uint32 and `weights` float32 in Blender's order (a
+    vertex's stored groups, then the envelopes by bone, a B-Bone's segment k before k + 1); a
+    vertex whose weights sum to 1e-4 or less has none and stays where it is. `uses_input`: whether
+    they depend on where the points are (envelopes, Multiply by Envelope, B-Bone segments), so that
+    moving the points (shape keys, the armature moving against the mesh) needs them again."""
+
+    def __init__(self, skeleton, settings, c, groups=None):
+        n = len(c)
+        vertex, order, bone, weight = [], [], [], []
+        bound = numpy.zeros(n, bool)
+        self.uses_input = False
+        entries = 0
+        if settings.groups and groups is not None and len(groups[1]):
+            offsets, g_bone, g_weight = groups
+            v = numpy.repeat(numpy.arange(n), numpy.diff(offsets))
+            bound[v] = True
+            w = g_weight.copy()
+            for b in numpy.unique(g_bone):
+                if skeleton.bones[b].use_envelope_multiply:
+                    e = g_bone == b
+                    w[e] *= envelope(skeleton.bones[b], c[v[e]])
+                    self.uses_input = True
+            keep = w != 0.0
+            entries = len(w)
+            vertex.append(v[keep]), order.append(numpy.nonzero(keep)[0]), bone.append(g_bone[keep]), weight.append(w[keep])
+        if settings.envelopes:  # vertices that no deform group names: the envelopes, in bone order
+            loose = numpy.nonzero(~bound)[0]
+            self.uses_input |= len(loose) > 0  # a point that moves may enter or leave an envelope
+            for rank, b in enumerate(skeleton.bones):
+                if not len(loose):
+                    break
+                f = envelope(b, c[loose])
+                hit = f > 0
+                if hit.any():
+                    self.uses_input = True
+                    m = int(hit.sum())
+                    vertex.append(loose[hit]), order.append(numpy.full(m, entries + rank))
+                    bone.append(numpy.full(m, rank)), weight.append(f[hit] * b.envelope_weight)
+        cat = (lambda parts, dtype: numpy.concatenate(parts).astype(dtype) if parts else numpy.zeros(0, dtype))
+        vertex, order, bone, weight = cat(vertex, numpy.int64), cat(order, numpy.int64), cat(bone, numpy.int64), \
+            cat(weight, numpy.float64)
+        vertex, order, joint, weight, sub = self._segments(skeleton, c, vertex, order, bone, weight)
+        total = numpy.bincount(vertex, weight, n)
+        keep = total[vertex] > ZERO_WEIGHT
+        vertex, order, joint, weight, sub = vertex[keep], order[keep], joint[keep], weight[keep], sub[keep]
+        sort = numpy.lexsort((sub, order, vertex))
+        self.offsets = numpy.zeros(n + 1, numpy.uint32)
+        numpy.cumsum(numpy.bincount(vertex, minlength=n), out=self.offsets[1:])
+        self.joints = joint[sort].astype(numpy.uint32)
+        self.weights = weight[sort].astype(numpy.float32)
+
+    def _segments(self, skeleton, c, vertex, order, bone, weight):
+        """Each entry on a B-Bone split between its segment joints k and k + 1 (b_bone_deform);
+        entries of weight 0 after the split are left out (they move nothing, even under DQS)."""
+        first = numpy.array([skeleton.joint_of[b.name] for b in skeleton.bones], numpy.int64)
+        count = numpy.array([skeleton.segments[b.name] for b in skeleton.bones], numpy.int64)
+        joint = first[bone] if len(bone) else numpy.zeros(0, numpy.int64)
+        sub = numpy.zeros(len(bone), numpy.int64)
+        curved = count[bone] > 1 if len(bone) else numpy.zeros(0, bool)
+        if not curved.any():
+            return vertex, order, joint, weight, sub
+        self.uses_input = True
+        parts = [(vertex[~curved], order[~curved], joint[~curved], weight[~curved], sub[~curved])]
+        for b in numpy.unique(bone[curved]):
+            e = numpy.nonzero(bone == b)[0]
+            k, share = bbone_split(skeleton, skeleton.bones[b], c[vertex[e]])
+            parts.append((vertex[e], order[e], first[b] + k, weight[e] * (1.0 - share), numpy.zeros(len(e), numpy.int64)))
+            parts.append((vertex[e], order[e], first[b] + k + 1, weight[e] * share, numpy.ones(len(e), numpy.int64)))
+        out = [numpy.concatenate(p) for p in zip(*parts)]
+        nonzero = out[3] != 0.0
+        return tuple(a[nonzero] for a in out)
+
+
+def mask_factors(obj, settings):
+    """The modifier's mask per vertex (its vertex group's weight, 1 - it with Invert), or None
+    without a mask group: the share of the displacement a vertex takes."""
+    if not settings.mask_group or settings.mask_group not in obj.vertex_groups:
+        return None
+    m = group_weights(obj, settings.mask_group).astype(numpy.float64)
+    return 1.0 - m if settings.invert else m

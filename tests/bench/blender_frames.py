@@ -1,0 +1,134 @@
+"""blender_frames.py — `make bench-blender` (its second part): what a frame
+change costs, headless, on the setups the add-on takes over, with Blender's
+Armature modifier and with the add-on's CPU mode.
+
+A tube of rings of 40 vertices along a chain of 60 bones, each vertex
+weighted to the two bones nearest it, the bones keyed over 20 frames; at
+50,000 and 200,000 vertices, three ways: plain bones; B-Bones of 8 segments;
+plain bones and two shape keys, one of them keyed. A frame is
+scene.frame_set(f) and the view layer updated until the deformed mesh is
+evaluated (skn writes its offsets in frame_change_post; the modifier is done
+by then). Milliseconds a frame: the median of RUNS passes over the 20 frames,
+each pass's figure its median frame; the modifier runs before Bind and after
+Unbind, its figure the median of both.
+
+  blender -b --factory-startup --python blender_frames.py -- ADDON.zip [VERTICES...]
+"""
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy
+
+numpy.bool = bool
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "blender"))
+from arm_scene import chain_rig  # noqa: E402
+
+import bpy  # noqa: E402
+
+BONES, SEGMENTS, RUNS, FRAMES = 60, 40, 5, 20
+
+
+def build(vertices, kind):
+    """The tube (`kind`: "bones", "B-Bones" or "shape keys") on its own keyed chain."""
+    arm = chain_rig(f"Rig{kind}{vertices}", BONES, 0.1)
+    if kind == "B-Bones":
+        for bone in arm.data.bones:
+            bone.bbone_segments = 8
+    for k, pb in enumerate(arm.pose.bones):
+        pb.rotation_mode = "XYZ"
+        pb.keyframe_insert("rotation_euler", frame=1)
+        pb.rotation_euler = (0.3 * math.sin(k), 0.05, 0.1)
+        pb.keyframe_insert("rotation_euler", frame=FRAMES)
+    rings = vertices // SEGMENTS
+    a = numpy.linspace(0, 2 * math.pi, SEGMENTS, endpoint=False)
+    x = numpy.repeat(numpy.linspace(0, BONES * 0.1, rings), SEGMENTS)
+    co = numpy.stack([x, numpy.tile(0.2 * numpy.cos(a), rings), numpy.tile(0.2 * numpy.sin(a), rings)], 1)
+    i, j = numpy.meshgrid(numpy.arange(rings - 1), numpy.arange(SEGMENTS), indexing="ij")
+    quads = numpy.stack([i * SEGMENTS + j, i * SEGMENTS + (j + 1) % SEGMENTS,
+                         (i + 1) * SEGMENTS + (j + 1) % SEGMENTS, (i + 1) * SEGMENTS + j], -1).reshape(-1, 4)
+    mesh = bpy.data.meshes.new(f"Tube{kind}{vertices}")
+    mesh.vertices.add(len(co))
+    mesh.vertices.foreach_set("co", co.astype(numpy.float32).ravel())
+    mesh.loops.add(quads.size)
+    mesh.loops.foreach_set("vertex_index", quads.astype(numpy.int32).ravel())
+    mesh.polygons.add(len(quads))
+    mesh.polygons.foreach_set("loop_start", numpy.arange(0, quads.size, 4, dtype=numpy.int32))
+    mesh.polygons.foreach_set("loop_total", numpy.full(len(quads), 4, numpy.int32))
+    mesh.update(calc_edges=True)
+    obj = bpy.data.objects.new(mesh.name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.modifiers.new("Armature", "ARMATURE").object = arm
+    t = numpy.clip(x / 0.1 - 0.5, 0, BONES - 1.001)  # the two nearest bones, by the vertex's place
+    first = t.astype(int)
+    for b in range(BONES):  # one call per bone and weight: Blender 3.4 has no bulk write of groups
+        g = obj.vertex_groups.new(name=f"b{b}")
+        for index, weight in ((first == b, 1 - (t - first)), (first + 1 == b, t - first)):
+            for w in numpy.unique(numpy.round(weight[index], 3)):
+                g.add(numpy.nonzero(index & (numpy.round(weight, 3) == w))[0].tolist(), float(w), "REPLACE")
+    if kind == "shape keys":
+        obj.shape_key_add(name="Basis")
+        for name, scale in (("Wide", 1.3), ("Flat", 0.7)):
+            key = obj.shape_key_add(name=name, from_mix=False)
+            k = numpy.empty(len(co) * 3, numpy.float32)
+            key.data.foreach_get("co", k)
+            k = k.reshape(-1, 3)
+            k[:, 2] *= scale
+            key.data.foreach_set("co", k.ravel())
+            key.value = 0.5
+        key.value = 0.0
+        key.keyframe_insert("value", frame=1)
+        key.value = 1.0
+        key.keyframe_insert("value", frame=FRAMES)
+    return arm, obj
+
+
+def frame_ms():
+    scene, layer = bpy.context.scene, bpy.context.view_layer
+    runs = []
+    for _ in range(RUNS):
+        times = []
+        for f in range(1, FRAMES + 1):
+            t0 = time.perf_counter()
+            scene.frame_set(f)
+            layer.update()
+            times.append(time.perf_counter() - t0)
+        runs.append(statistics.median(times))
+    return 1000 * statistics.median(runs)
+
+
+def main():
+    argv = sys.argv[sys.argv.index("--") + 1:]
+    sizes = [int(a) for a in argv[1:]] or [50_000, 200_000]
+    bpy.ops.preferences.addon_install(filepath=argv[0], overwrite=True)
+    bpy.ops.preferences.addon_enable(module="skn_blender")
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; Blender "
+          f"{bpy.app.version_string}, headless")
+    print(f"a frame change (frame_set + the view layer updated), ms: median of {RUNS} passes over {FRAMES} frames; "
+          f"{BONES} bones, 2 influences a vertex")
+    print(f"{'vertices':>9} {'setup':12} {'method':7} {'modifier':>9} {'skn CPU':>8} {'modifier/skn':>13}")
+    for vertices in sizes:
+        for kind in ("bones", "B-Bones", "shape keys"):
+            arm, obj = build(vertices, kind)
+            for method in ("LINEAR", "DQS"):
+                obj.modifiers["Armature"].use_deform_preserve_volume = method == "DQS"
+                before = frame_ms()
+                bpy.context.scene.frame_set(1)
+                bpy.context.view_layer.objects.active = obj
+                obj.skn.method = method
+                bpy.ops.skn.bind()
+                skn = frame_ms()
+                bpy.ops.skn.unbind()
+                modifier = statistics.median([before, frame_ms()])
+                print(f"{len(obj.data.vertices):9,} {kind:12} {method:7} {modifier:9.2f} {skn:8.2f} "
+                      f"{modifier / skn:12.2f}x")
+                sys.stdout.flush()
+            bpy.data.objects.remove(obj)
+            bpy.data.objects.remove(arm)
+
+
+main()

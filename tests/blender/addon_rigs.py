@@ -1,0 +1,478 @@
+"""addon_rigs.py — the add-on bound to the rigs artists have, against
+Blender's own Armature modifier, in a clean factory-startup Blender.
+
+For every setup, the modifier's evaluated mesh is recorded at frames 1, 5,
+9, 13, 17 and 20 with Preserve Volume off and on; then the mesh is bound
+with Bind (which follows Preserve Volume) and its evaluated mesh — through
+the "skn" modifier, so what Blender draws, renders and hands to the
+modifiers below — must be within 1e-5 of the rest mesh's bounding-box
+diagonal at each of them. Unbind must give back the modifier's result and
+the untouched rest mesh.
+
+  - shape keys (a key keyframed, one masked by a vertex group and Relative
+    To the other, one muted), and a modifier below (Subdivision Surface);
+  - B-Bones of 4, 6 and 8 segments, bent; and with every B-Bone setting:
+    curve, roll, ease and scale in and out on the bone and in the pose,
+    scale easing, handles of each type with their scale and ease flags;
+  - the modifier's Vertex Group mask, plain and inverted;
+  - envelopes only; groups present but Bind To Vertex Groups off; groups
+    and envelopes with an unweighted tip (Blender's fallback), Multiply by
+    Envelope, a bone with Deform off;
+  - two Armature modifiers, the second after skn's;
+  - an armature under an animated Empty (the mesh not parented), an
+    armature scaled non-uniformly, a mesh parented with Armature Deform to
+    a moving armature (its parent inverse kept through Bind and Unbind);
+  - a Rigify human generated from the Human metarig, its body weighted
+    With Automatic Weights, with shape keys, an arm raised and the spine
+    twisted;
+  - refused with the reason, the modifier left working: a Mirror modifier
+    before the Armature modifier; a Multi Modifier after it.
+Prints "blender-rigs: N passed, N failed".
+
+  blender -b --factory-startup --python-exit-code 1 --python addon_rigs.py -- ADDON.zip
+"""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import arm_scene  # noqa: E402
+from arm_scene import check, coords, evaluated, finish, install_addon, numpy, world  # noqa: E402
+
+import bpy  # noqa: E402
+from mathutils import Euler, Matrix, Vector  # noqa: E402
+
+TOLERANCE = 1e-5
+FRAMES = (1, 5, 9, 13, 17, 20)
+worst_of = {}  # setup -> the largest difference over the diagonal, for the summary
+
+
+def keyed_0_to_1(key):
+    """A shape key's value keyed from 0 at frame 1 to 1 at frame 20."""
+    for value, frame in ((0.0, 1), (1.0, 20)):
+        key.value = value
+        key.keyframe_insert("value", frame=frame)
+
+
+def armature(name, bones, matrix=None):
+    """bones: [(name, head, tail, parent)]; an armature object in the scene (arm_scene.armature)."""
+    return arm_scene.armature(name, bones, matrix, connect=True, rotation_mode="XYZ")
+
+
+def chain(name, count, length=1.0, matrix=Matrix()):
+    return armature(name, [(f"b{i}", (i * length, 0, 0), ((i + 1) * length, 0, 0), f"b{i - 1}" if i else None)
+                           for i in range(count)], matrix)
+
+
+def key_pose(arm, keys):
+    """keys: {bone: [(frame, euler degrees)]}; rotations keyed, linear in between."""
+    for bone, frames in keys.items():
+        pb = arm.pose.bones[bone]
+        for frame, degrees in frames:
+            pb.rotation_euler = [math.radians(d) for d in degrees]
+            pb.keyframe_insert("rotation_euler", frame=frame)
+
+
+def tube(name, length, radius, rings, segments, matrix=Matrix()):
+    """A closed-ring cylinder along +X from 0 to `length`, object `name`."""
+    verts = [(length * i / (rings - 1), radius * math.cos(2 * math.pi * j / segments),
+              radius * math.sin(2 * math.pi * j / segments)) for i in range(rings) for j in range(segments)]
+    faces = [(i * segments + j, i * segments + (j + 1) % segments, (i + 1) * segments + (j + 1) % segments,
+              (i + 1) * segments + j) for i in range(rings - 1) for j in range(segments)]
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(verts, [], faces)
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.matrix_world = matrix
+    return obj
+
+
+def weigh_along(obj, names, length, blend=0.3, skip=None):
+    """Groups `names`, one per bone of `length` along +X, blended over `blend` at each joint;
+    vertices for which skip(x) holds are left out of every group."""
+    groups = [obj.vertex_groups.new(name=n) for n in names]
+    for v in obj.data.vertices:
+        x = v.co.x
+        if skip and skip(x):
+            continue
+        for i, g in enumerate(groups):
+            lo, hi = i * length, (i + 1) * length
+            w = min(1.0, max(0.0, (x - (lo - blend / 2)) / blend)) if i else 1.0
+            if i < len(groups) - 1:
+                w *= min(1.0, max(0.0, ((hi + blend / 2) - x) / blend))
+            if w > 0:
+                g.add([v.index], w, "REPLACE")
+    return groups
+
+
+def attach(obj, arm, **settings):
+    mod = obj.modifiers.new("Armature", "ARMATURE")
+    mod.object = arm
+    for k, v in settings.items():
+        setattr(mod, k, v)
+    return mod
+
+
+def diagonal(obj):
+    co = world(obj, coords(obj))
+    return float(numpy.linalg.norm(co.max(axis=0) - co.min(axis=0)))
+
+
+def frames_of(obj):
+    """World coordinates of the evaluated mesh at each of FRAMES."""
+    out = []
+    for f in FRAMES:
+        bpy.context.scene.frame_set(f)
+        out.append(world(obj, evaluated(obj)))
+    return out
+
+
+def activate(obj):
+    for o in bpy.context.selected_objects:
+        o.select_set(False)
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+
+
+def operator(op):
+    """An operator's result and its error report (a script sees ERROR reports as RuntimeError)."""
+    try:
+        return op(), ""
+    except RuntimeError as e:
+        return {"CANCELLED"}, str(e)
+
+
+def follows(label, obj, methods=("LINEAR", "DQS")):
+    """Bound, obj's evaluated mesh is the modifier's at every frame, for each method (Preserve
+    Volume off and on); Unbind gives the modifier and the rest mesh back."""
+    mod = obj.modifiers.get("Armature")
+    size = diagonal(obj)
+    rest = coords(obj).copy()
+    for method in methods:
+        if mod is not None:
+            mod.use_deform_preserve_volume = method == "DQS"
+        want = frames_of(obj)
+        moved = max(float(numpy.abs(w - want[0]).max()) for w in want)
+        bpy.context.scene.frame_set(1)
+        activate(obj)
+        result, report = operator(bpy.ops.skn.bind)
+        if not check(f"{label} {method}: Bind", result == {"FINISHED"} and obj.skn.bound, report or obj.skn.error):
+            continue
+        check(f"{label} {method}: Bind takes the modifier's method", obj.skn.method == method, obj.skn.method)
+        got = frames_of(obj)
+        worst = max(float(numpy.linalg.norm(g - w, axis=1).max()) for g, w in zip(got, want)) / size
+        worst_of[f"{label} {method}"] = worst
+        check(f"{label} {method}: the modifier's mesh at frames {FRAMES[0]}-{FRAMES[-1]}",
+              worst <= TOLERANCE and moved > 1e-3 * size, f"worst {worst:.2e} of the diagonal (moved {moved:.3g})")
+        check(f"{label} {method}: the mesh itself stays at rest while bound", numpy.array_equal(coords(obj), rest))
+        bpy.ops.skn.unbind()
+        back = frames_of(obj)
+        check(f"{label} {method}: Unbind gives the modifier back",
+              not obj.skn.bound and "skn" not in obj.modifiers and "skn_offset" not in obj.data.attributes and
+              max(float(numpy.abs(b - w).max()) for b, w in zip(back, want)) == 0.0 and
+              numpy.array_equal(coords(obj), rest))
+    obj.skn.method_chosen = False
+
+
+# ---- the setups ----
+
+def shape_keys():
+    arm = chain("KeysRig", 2)
+    key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (100, 0, 70))], "b0": [(1, (0, 0, 0)), (20, (0, 30, 0))]})
+    obj = tube("Keys", 2.0, 0.25, 25, 16)
+    weigh_along(obj, ["b0", "b1"], 1.0)
+    face = obj.vertex_groups.new(name="face")
+    for v in obj.data.vertices:
+        face.add([v.index], min(1.0, max(0.0, v.co.x - 0.5)), "REPLACE")
+    obj.shape_key_add(name="Basis")
+    bulge = obj.shape_key_add(name="Bulge", from_mix=False)
+    for p in bulge.data:
+        s = math.exp(-((p.co.x - 1.0) / 0.3) ** 2)
+        p.co = (p.co.x + 0.1 * s, p.co.y * (1 + 0.6 * s), p.co.z * (1 + 0.6 * s))
+    keyed_0_to_1(bulge)
+    twist = obj.shape_key_add(name="Twist", from_mix=False)
+    for p in twist.data:
+        a = 0.4 * p.co.x
+        p.co = (p.co.x, p.co.y * math.cos(a) - p.co.z * math.sin(a) + 0.05, p.co.y * math.sin(a) + p.co.z * math.cos(a))
+    twist.relative_key, twist.vertex_group, twist.value = bulge, "face", 0.6
+    muted = obj.shape_key_add(name="Muted", from_mix=False)
+    for p in muted.data:
+        p.co.z += 1.0
+    muted.value, muted.mute = 1.0, True
+    attach(obj, arm)
+    obj.modifiers.new("Subdivision", "SUBSURF").levels = 1  # runs on skn's result, as on the modifier's
+    follows("shape keys", obj)
+    return obj
+
+
+def bbone_chain(label, settings=None):
+    arm = chain(label + "Rig", 3)
+    for bone, segments in zip(arm.data.bones, (4, 6, 8)):
+        bone.bbone_segments = segments
+    if settings:
+        settings(arm)
+    key_pose(arm, {"b0": [(1, (0, 0, 0)), (20, (0, 0, 25))], "b1": [(1, (0, 0, 0)), (20, (30, 0, 60))],
+                   "b2": [(1, (0, 0, 0)), (20, (-40, 20, 50))]})
+    obj = tube(label, 3.0, 0.2, 61, 12)
+    weigh_along(obj, ["b0", "b1", "b2"], 1.0)
+    attach(obj, arm)
+    follows(label, obj)
+
+
+def every_bbone_setting(arm):
+    """Curve, roll, ease, scale in and out on the bones and keyed in the pose; scale easing;
+    handles of each type, with their scale and ease flags."""
+    d = arm.data
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    for i, eb in enumerate(d.edit_bones):
+        eb.bbone_curveinx, eb.bbone_curveinz = 0.2 - 0.1 * i, 0.1
+        eb.bbone_curveoutx, eb.bbone_curveoutz = -0.15, 0.05 * i
+        eb.bbone_rollin, eb.bbone_rollout = 0.3, -0.2 + 0.1 * i
+        eb.bbone_easein, eb.bbone_easeout = 1.0 + 0.3 * i, 0.7
+        eb.bbone_scalein, eb.bbone_scaleout = (1.2, 1.0, 0.9), (0.8, 1.1 + 0.1 * i, 1.3)
+        eb.use_scale_easing = i == 1
+    b0, b1, b2 = d.edit_bones
+    b1.bbone_handle_type_start, b1.bbone_custom_handle_start = "ABSOLUTE", b0
+    b1.bbone_handle_type_end, b1.bbone_custom_handle_end = "TANGENT", b2
+    b2.bbone_handle_type_start, b2.bbone_custom_handle_start = "RELATIVE", b1
+    b1.bbone_handle_use_scale_start = (True, False, True)
+    b1.bbone_handle_use_ease_end = True
+    b0.use_endroll_as_inroll = True
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for i, pb in enumerate(arm.pose.bones):
+        pb.bbone_curveinx, pb.bbone_rollout, pb.bbone_easein = 0.0, 0.0, 0.0
+        for prop in ("bbone_curveinx", "bbone_rollout", "bbone_easein"):
+            pb.keyframe_insert(prop, frame=1)
+        pb.bbone_curveinx, pb.bbone_rollout, pb.bbone_easein = 0.3, 0.5 - 0.2 * i, 0.8
+        pb.bbone_scaleout = (1.0, 1.2, 0.8)
+        for prop in ("bbone_curveinx", "bbone_rollout", "bbone_easein"):
+            pb.keyframe_insert(prop, frame=20)
+        pb.scale = (1.0, 1.0 + 0.1 * i, 1.0)  # a scaled pose bone: Blender's do_scale frame
+
+
+def mask_group():
+    for invert in (False, True):
+        arm = chain(f"MaskRig{invert}", 2)
+        key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (60, 0, 80))]})
+        obj = tube(f"Mask{invert}", 2.0, 0.25, 25, 12)
+        weigh_along(obj, ["b0", "b1"], 1.0)
+        mask = obj.vertex_groups.new(name="mask")
+        for v in obj.data.vertices:
+            if v.co.x > 0.8:
+                mask.add([v.index], min(1.0, (v.co.x - 0.8) * 1.5), "REPLACE")
+        attach(obj, arm, vertex_group="mask", invert_vertex_group=invert)
+        follows("mask inverted" if invert else "mask", obj)
+
+
+def envelopes():
+    def rig(name):
+        arm = chain(name + "Rig", 3)
+        bones = arm.data.bones
+        bones["b0"].envelope_distance, bones["b0"].head_radius, bones["b0"].tail_radius = 0.3, 0.15, 0.1
+        bones["b1"].envelope_distance, bones["b1"].envelope_weight = 0.25, 0.7
+        bones["b2"].envelope_distance, bones["b2"].tail_radius = 0.4, 0.2
+        key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (40, 0, 70))], "b2": [(1, (0, 0, 0)), (20, (0, 50, 30))]})
+        return arm
+
+    arm = rig("EnvOnly")
+    obj = tube("EnvOnly", 3.0, 0.25, 37, 12)
+    attach(obj, arm, use_vertex_groups=False, use_bone_envelopes=True)
+    follows("envelopes only", obj)
+
+    arm = rig("EnvGroupsOff")
+    obj = tube("EnvGroupsOff", 3.0, 0.25, 37, 12)
+    weigh_along(obj, ["b0", "b1", "b2"], 1.0)
+    attach(obj, arm, use_vertex_groups=False, use_bone_envelopes=True)
+    follows("envelopes, groups off", obj)
+
+    arm = rig("EnvFallback")
+    arm.data.bones["b1"].use_envelope_multiply = True
+    arm.data.bones["b0"].use_deform = False  # its group is no deform bone's: vertices fall back
+    obj = tube("EnvFallback", 3.0, 0.25, 37, 12)
+    weigh_along(obj, ["b0", "b1", "b2"], 1.0, skip=lambda x: x > 2.6)  # an unweighted tip
+    attach(obj, arm, use_vertex_groups=True, use_bone_envelopes=True)
+    follows("groups and envelopes, unweighted tip", obj)
+
+    arm = rig("EnvNothing")
+    obj = tube("EnvNothing", 3.0, 0.25, 13, 8)
+    obj.location = (0, 5, 0)  # outside every envelope
+    attach(obj, arm, use_vertex_groups=False, use_bone_envelopes=True)
+    activate(obj)
+    result, report = operator(bpy.ops.skn.bind)
+    check("envelopes that reach no vertex: Bind refused, saying envelopes",
+          result == {"CANCELLED"} and "envelope" in report and not obj.skn.bound, report)
+
+
+def two_modifiers():
+    arm, other = chain("FirstRig", 2), chain("SecondRig", 2)
+    key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (0, 0, 70))]})
+    key_pose(other, {"b0": [(1, (0, 0, 0)), (20, (30, 0, 10))]})
+    obj = tube("TwoMods", 2.0, 0.25, 25, 12)
+    weigh_along(obj, ["b0", "b1"], 1.0)
+    attach(obj, arm)
+    second = obj.modifiers.new("Armature.001", "ARMATURE")
+    second.object = other
+    follows("two Armature modifiers", obj)
+
+
+def moving_objects():
+    # an armature under an animated Empty; the mesh not parented
+    empty = bpy.data.objects.new("Mover", None)
+    bpy.context.scene.collection.objects.link(empty)
+    for frame, loc, rot, scale in ((1, (0, 0, 0), (0, 0, 0), 1.0), (20, (0.7, -0.4, 0.3), (0.3, 0.5, 1.1), 1.4)):
+        empty.location, empty.rotation_euler, empty.scale = loc, rot, (scale,) * 3
+        for prop in ("location", "rotation_euler", "scale"):
+            empty.keyframe_insert(prop, frame=frame)
+    arm = chain("UnderEmptyRig", 2)
+    arm.parent = empty
+    key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (50, 0, 60))]})
+    obj = tube("UnderEmpty", 2.0, 0.25, 25, 12)
+    weigh_along(obj, ["b0", "b1"], 1.0)
+    attach(obj, arm)
+    follows("armature under an animated Empty", obj)
+
+    # a constrained armature, scaled non-uniformly: the rig in the armature's space
+    arm = chain("SquashedRig", 2, matrix=Matrix.LocRotScale(Vector((0.2, 0.1, 0)), Euler((0.2, 0, 0.4)),
+                                                            Vector((1.0, 1.6, 0.7))))
+    follow = arm.constraints.new("COPY_LOCATION")
+    follow.target, follow.use_offset = empty, True
+    key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (0, 40, 80))]})
+    obj = tube("Squashed", 2.0, 0.25, 25, 12, matrix=Matrix.Rotation(0.3, 4, "Y"))
+    weigh_along(obj, ["b0", "b1"], 1.0)
+    attach(obj, arm)
+    follows("armature constrained, scaled non-uniformly", obj)
+
+    # parent type Armature, the armature moving, a parent inverse of its own
+    arm = chain("ParentRig", 2)
+    for frame, loc in ((1, (0, 0, 0)), (20, (0.5, 1.0, -0.3))):
+        arm.location = loc
+        arm.keyframe_insert("location", frame=frame)
+    arm.rotation_euler = (0, 0, 0.4)
+    key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (0, 0, 90))]})
+    obj = tube("ArmatureParent", 2.0, 0.25, 25, 12)
+    weigh_along(obj, ["b0", "b1"], 1.0)
+    obj.parent, obj.parent_type = arm, "ARMATURE"
+    inverse = Matrix.LocRotScale(Vector((0.1, -0.2, 0.05)), Euler((0, 0, -0.4)), Vector((1, 1, 1)))
+    obj.matrix_parent_inverse = inverse
+    follows("parent type Armature, the armature moving", obj, methods=("LINEAR",))
+    check("parent type Armature: Unbind keeps the parent inverse",
+          obj.parent_type == "ARMATURE" and numpy.allclose(numpy.array(obj.matrix_parent_inverse), numpy.array(inverse)))
+
+
+def rigify_human():
+    """A Rigify human from the Human metarig: a body of metaball capsules along its trunk and
+    limbs, weighted With Automatic Weights, given two shape keys; an arm raised, the spine
+    twisted."""
+    bpy.ops.preferences.addon_enable(module="rigify")
+    bpy.ops.object.armature_human_metarig_add()
+    meta = bpy.context.object
+    balls = bpy.data.metaballs.new("Body")
+    balls.resolution = balls.render_resolution = 0.035
+    shape = bpy.data.objects.new("Body", balls)
+    bpy.context.scene.collection.objects.link(shape)
+    radius = {"spine": 0.29, "thigh": 0.18, "shin": 0.13, "foot": 0.1, "toe": 0.08, "shoulder": 0.13,
+              "upper_arm": 0.11, "forearm": 0.09, "hand": 0.08}
+    for b in meta.data.bones:
+        r = next((v for k, v in radius.items() if b.name.startswith(k)), None)
+        if r is not None:
+            e = balls.elements.new(type="CAPSULE")
+            e.co, e.radius, e.size_x = (b.head_local + b.tail_local) / 2, r, b.length / 2
+            e.rotation = Vector((1, 0, 0)).rotation_difference((b.tail_local - b.head_local).normalized())
+    activate(shape)
+    bpy.ops.object.convert(target="MESH")
+    body = bpy.context.object
+    activate(meta)
+    bpy.ops.pose.rigify_generate()
+    rig = bpy.data.objects["rig"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+    activate(body)
+    rig.select_set(True)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.parent_set(type="ARMATURE_AUTO")
+    deform = [b for b in rig.data.bones if b.use_deform]
+    curved = sum(b.bbone_segments > 1 for b in deform)
+    check("Rigify human: generated with B-Bones among its deform bones", curved > 10 and len(deform) > 100,
+          f"{len(deform)} deform bones, {curved} with segments")
+    body.shape_key_add(name="Basis")
+    belly = body.shape_key_add(name="Belly", from_mix=False)
+    for p in belly.data:
+        if 0.9 < p.co.z < 1.2:
+            p.co.y -= 0.04 * math.exp(-((p.co.z - 1.05) / 0.08) ** 2)
+    keyed_0_to_1(belly)
+    shrug = body.shape_key_add(name="Shrug", from_mix=False)
+    for p in shrug.data:
+        p.co.z += 0.02 if p.co.z > 1.3 else 0.0
+    shrug.value = 0.5
+    pose = rig.pose.bones
+    for frame, amount in ((1, 0.0), (20, 1.0)):
+        pose["upper_arm_fk.L"].rotation_mode = "XYZ"
+        pose["upper_arm_fk.L"].rotation_euler = (0, 0, math.radians(-80) * amount)
+        pose["torso"].rotation_mode = "XYZ"
+        pose["chest"].rotation_mode = "XYZ"
+        pose["chest"].rotation_euler = (0, math.radians(35) * amount, 0)
+        pose["upper_arm_parent.L"]["IK_FK"] = 1.0  # the arm follows its FK controls
+        for name in ("upper_arm_fk.L", "chest"):
+            pose[name].keyframe_insert("rotation_euler", frame=frame)
+    follows("Rigify human", body)
+
+
+def refusals():
+    arm = chain("MirrorRig", 2)
+    key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (0, 0, 60))]})
+    obj = tube("Mirrored", 2.0, 0.25, 13, 8)
+    weigh_along(obj, ["b0", "b1"], 1.0)
+    obj.modifiers.new("Mirror", "MIRROR")
+    attach(obj, arm)
+    before = frames_of(obj)
+    activate(obj)
+    result, report = operator(bpy.ops.skn.bind)
+    check("Mirror before the Armature modifier: Bind refused, saying so",
+          result == {"CANCELLED"} and "Mirror" in report and "before" in report and not obj.skn.bound, report)
+    check("... and the modifier still deforms it", obj.modifiers["Armature"].show_viewport and
+          "skn" not in obj.modifiers and all(numpy.array_equal(a, b) for a, b in zip(frames_of(obj), before)))
+
+    obj = tube("Multi", 2.0, 0.25, 13, 8)
+    weigh_along(obj, ["b0", "b1"], 1.0)
+    attach(obj, arm)
+    multi = obj.modifiers.new("Armature.001", "ARMATURE")
+    multi.object, multi.use_multi_modifier = arm, True
+    activate(obj)
+    result, report = operator(bpy.ops.skn.bind)
+    check("a Multi Modifier after it: Bind refused, saying so",
+          result == {"CANCELLED"} and "Multi Modifier" in report and not obj.skn.bound, report)
+
+    # a modifier added above while bound: the binding given back, the reason in the panel
+    obj = tube("AddedAbove", 2.0, 0.25, 13, 8)
+    weigh_along(obj, ["b0", "b1"], 1.0)
+    attach(obj, arm)
+    activate(obj)
+    bpy.ops.skn.bind()
+    bpy.context.scene.frame_set(1)
+    displace = obj.modifiers.new("Displace", "DISPLACE")
+    with bpy.context.temp_override(object=obj):
+        bpy.ops.object.modifier_move_to_index(modifier=displace.name, index=0)
+    bpy.context.scene.frame_set(10)
+    check("a modifier added above while bound: unbound, the modifier back, the reason shown",
+          not obj.skn.bound and obj.modifiers["Armature"].show_viewport and "Displace" in obj.skn.error,
+          obj.skn.error)
+
+
+def main():
+    install_addon()
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 20
+    shape_keys()
+    bbone_chain("B-Bones")
+    bbone_chain("B-Bone settings", every_bbone_setting)
+    mask_group()
+    envelopes()
+    two_modifiers()
+    moving_objects()
+    refusals()
+    rigify_human()
+    for label, worst in worst_of.items():
+        print(f"  {label}: {worst:.2e}")
+    finish("blender-rigs")
+
+
+main()
