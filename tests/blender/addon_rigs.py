@@ -27,6 +27,9 @@ the untouched rest mesh.
     twisted;
   - refused with the reason, the modifier left working: a Mirror modifier
     before the Armature modifier; a Multi Modifier after it.
+Where Linear and Preserve Volume both apply, Blend too: bound by a group of
+weight 1 on half the vertices and 0 on the others, each must be Preserve
+Volume's or Linear's (1 on all of them where a modifier below makes more).
 Prints "blender-rigs: N passed, N failed".
 
   blender -b --factory-startup --python-exit-code 1 --python addon_rigs.py -- ADDON.zip
@@ -148,10 +151,11 @@ def follows(label, obj, methods=("LINEAR", "DQS")):
     mod = obj.modifiers.get("Armature")
     size = diagonal(obj)
     rest = coords(obj).copy()
+    wants = {}
     for method in methods:
         if mod is not None:
             mod.use_deform_preserve_volume = method == "DQS"
-        want = frames_of(obj)
+        want = wants[method] = frames_of(obj)
         moved = max(float(numpy.abs(w - want[0]).max()) for w in want)
         bpy.context.scene.frame_set(1)
         activate(obj)
@@ -171,7 +175,35 @@ def follows(label, obj, methods=("LINEAR", "DQS")):
               not obj.skn.bound and "skn" not in obj.modifiers and "skn_offset" not in obj.data.attributes and
               max(float(numpy.abs(b - w).max()) for b, w in zip(back, want)) == 0.0 and
               numpy.array_equal(coords(obj), rest))
+    if "DQS" in wants:
+        blends(label, obj, wants, size)
     obj.skn.method_chosen = False
+
+
+def blends(label, obj, wants, size):
+    """Blend by a group of weight 1 on the vertices of even index and 0 elsewhere: Dual Quaternion's
+    mesh on the first, Linear's on the others (Blender has no Blend; where its b is 0 or 1 it must
+    be one of the two)."""
+    group = obj.vertex_groups.new(name="skn test blend")
+    even = numpy.arange(len(obj.data.vertices)) % 2 == 0
+    if len(wants["DQS"][0]) != len(even):  # a modifier below makes more vertices: b = 1 on every one
+        even[:] = True
+    group.add(numpy.nonzero(even)[0].tolist(), 1.0, "REPLACE")
+    group.add(numpy.nonzero(~even)[0].tolist(), 0.0, "REPLACE")
+    bpy.context.scene.frame_set(1)
+    activate(obj)
+    obj.skn.method, obj.skn.blend_group = "BLEND", group.name
+    result, report = operator(bpy.ops.skn.bind)
+    if check(f"{label} BLEND: Bind", result == {"FINISHED"} and obj.skn.bound, report or obj.skn.error):
+        got = frames_of(obj)
+        want = wants["DQS"] if even.all() else [numpy.where(even[:, None], d, lin)
+                                                for d, lin in zip(wants["DQS"], wants["LINEAR"])]
+        worst = max(float(numpy.linalg.norm(g - w, axis=1).max()) for g, w in zip(got, want)) / size
+        worst_of[f"{label} BLEND"] = worst
+        check(f"{label} BLEND: Dual Quaternion's mesh where b is 1, Linear's where 0",
+              worst <= TOLERANCE, f"worst {worst:.2e} of the diagonal")
+        bpy.ops.skn.unbind()
+    obj.vertex_groups.remove(group)
 
 
 # ---- the setups ----
