@@ -15,7 +15,8 @@ setting changed after Bind, in a clean factory-startup Blender:
   - what a user does to a bound mesh, each beside a twin the Armature
     modifier deforms and given the same change: an Edit Mode edit reaches
     the rest mesh; weights changed, in Weight Paint mode too; a shape key
-    added and changed; the mesh subdivided — each shows at once, the two
+    added and changed; the mesh subdivided, vertices deleted, a mesh joined
+    in — each shows at once, the two
     meshes alike; Apply refuses a mesh with shape keys with Blender's words,
     and applies the pose to one without.
 Prints "blender-setups: N passed, N failed".
@@ -302,6 +303,31 @@ def workflows():
         bpy.ops.mesh.subdivide(number_cuts=1)
         bpy.ops.object.mode_set(mode="OBJECT")
     alike("subdivided while bound: bound again to the new mesh", f"(was {len(before)}) ")
+
+    count = len(obj.data.vertices)
+    for o in (obj, twin):  # the tip deleted in Edit Mode
+        activate(o)
+        bpy.ops.object.mode_set(mode="EDIT")
+        bm = bmesh.from_edit_mesh(o.data)
+        bmesh.ops.delete(bm, geom=[v for v in bm.verts if v.co.x > 1.8], context="VERTS")
+        bmesh.update_edit_mesh(o.data)
+        bpy.ops.object.mode_set(mode="OBJECT")
+    alike("vertices deleted while bound: bound again to the new mesh", f"(was {count}) ")
+    count = len(obj.data.vertices)
+    for o in (obj, twin):  # another mesh joined in, its vertices in the upper group
+        piece = bpy.data.objects.new(f"Piece{o.name}", bpy.data.meshes.new(f"Piece{o.name}"))
+        piece.data.from_pydata([(0.5, 0.6, 0.0), (0.7, 0.6, 0.0), (0.7, 0.6, 0.2)], [], [(0, 1, 2)])
+        bpy.context.scene.collection.objects.link(piece)
+        piece.vertex_groups.new(name="upper").add([0, 1, 2], 1.0, "REPLACE")
+        for other in bpy.context.selected_objects:
+            other.select_set(False)
+        activate(o)
+        o.select_set(True)
+        piece.select_set(True)
+        bpy.ops.object.join()
+    check("a mesh joined in while bound: its vertices in both", len(obj.data.vertices) == count + 3 and
+          len(twin.data.vertices) == count + 3, f"{count} and {len(obj.data.vertices)}")
+    alike("a mesh joined in while bound: bound again to the new mesh", f"(was {count}) ")
 
     activate(obj)
     want = evaluated(twin)
