@@ -13,6 +13,11 @@ another method's image, must not. The batch's triangle order (a Hilbert curve
 on llvmpipe, viewport.drawing_order): the same triangles, fewer vertices
 shaded (GL_VERTEX_SHADER_INVOCATIONS), the image of the mesh's own order;
 and the batch split into draws (viewport.TriangleBatch), the image of one.
+The rigs artists have: curved B-Bones (a joint a segment; 6 segments a
+vertex in the shader's 8 slots), shape keys (against skn_skin with the keys
+as morph targets, normals included) and the modifier's mask, plain and
+inverted, each against skn_skin's image; on the CPU, saying why, 9 segments
+a vertex, a modifier below, and a draw that fails.
 
   tests/blender/run --window addon_gpu.py -- ADDON.zip
 """
@@ -314,6 +319,50 @@ def curved_and_keyed(mods):
     bpy.data.meshes.remove(obj.data)  # and its object (its Key goes with the mesh)
 
 
+def masked(mods):
+    """The modifier's Vertex Group mask (and Invert) in GPU mode: drawn by the shader, the image
+    that of skn_skin's positions and normals each moved by the mask's share from the rest mesh's;
+    CPU mode's mesh the modifier's."""
+    ui, viewport, core = mods
+    scene = bpy.context.scene
+    obj = make_arm("Masked")
+    group = obj.vertex_groups.new(name="mask")
+    for v in obj.data.vertices:
+        group.add([v.index], min(1.0, v.co.x / 1.5), "REPLACE")
+    mod = next(m for m in obj.modifiers if m.type == "ARMATURE")
+    mod.vertex_group, mod.use_deform_preserve_volume = "mask", True
+    view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
+    for invert in (False, True):
+        mod.invert_vertex_group = invert
+        scene.frame_set(10)
+        want = evaluated(obj)
+        scene.frame_set(1)
+        bpy.context.view_layer.objects.active = obj
+        obj.skn.mode, obj.skn.method = "GPU", "DQS"
+        bpy.ops.skn.bind()
+        scene.frame_set(10)
+        got, b = gpu_image(ui, viewport, obj, view, proj)
+        m = numpy.array([group.weight(v.index) for v in obj.data.vertices], numpy.float32)[:, None]
+        m = 1 - m if invert else m
+        arm, _ = core.find_armature(obj)
+        kind = b.set_pose(arm, "DQS", obj)
+        p, n, _ = b.rig.skin(b.pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
+        rest = b.rig.gpu_attributes()
+        batch = viewport.plain_batch(rest["positions"] + m * (p - rest["positions"]),
+                                     rest["normals"] + m * (n - rest["normals"]), b.triangles)
+        model_view = view @ viewport.model_matrix(b, obj, arm)
+        ok, detail = same_image(got, render(lambda: viewport.draw_batch(viewport.plain_shader(), batch,
+                                                                         model_view, proj)))
+        label = "an inverted" if invert else "a"
+        check(f"{label} mask in GPU mode: drawn by the shader, the image of skn_skin's motion scaled by it",
+              ui.gpu_drawn(obj) and not obj.skn.error and ok and covered(got) > 3000, f"{detail}; {obj.skn.error}")
+        obj.skn.mode = "CPU"
+        worst = numpy.abs(evaluated(obj) - want).max()
+        check(f"{label} mask, CPU mode: the modifier's mesh", worst < 1e-5, f"worst {worst:.2e}")
+        bpy.ops.skn.unbind()
+    bpy.data.objects.remove(obj)
+
+
 def many_bones(bones):
     """The arm's tube along a bent chain of `bones` B-Bones of 3 segments, every vertex weighted
     to every bone: bones + 1 segment joints a vertex."""
@@ -570,6 +619,7 @@ def main():
     images(mods)
     big_rig(mods)
     curved_and_keyed(mods)
+    masked(mods)
     switches(mods)
     finish("blender-gpu")
 

@@ -263,8 +263,6 @@ class Binding:
 
     def gpu_refusal(self):
         """Why GPU mode cannot draw this binding as the modifier would ("" where it can)."""
-        if self.mask is not None:
-            return "GPU mode draws no Vertex Group mask: skinned on the CPU"
         entries = sum(len(v) for v, _, _ in self.morphs)
         if entries > GPU_MORPH_ENTRIES:
             return (f"GPU mode holds at most {GPU_MORPH_ENTRIES:,} shape key entries (a vertex a key it moves), "

@@ -27,27 +27,20 @@ TEXTURE_WIDTH = 1024         # texels a row of a texture palette (every GL allow
 SOFTWARE_DRAW_TRIANGLES = 8192  # triangles a draw on a software rasterizer (TriangleBatch)
 BASE_COLOR = (0.8, 0.8, 0.8, 1.0)  # Blender's default solid-mode material colour
 
-# The vertex stage after skn's functions: rest position and normal in the rig's
-# space, skinned, then to clip space and to view space for the lights.
-MAIN = """
+# The vertex stage after skn's functions (vertex_main): the rest position and normal in the rig's
+# space, the shape keys added (Morphs), skinned, the mask's share of the motion kept, then to clip
+# space and to view space for the lights.
+MAIN_INPUTS = """
 uniform mat4 viewport_model_view;    // rig space -> view space
 uniform mat4 viewport_projection;
 uniform mat3 viewport_normal_matrix; // the inverse transpose of model_view's 3x3
 in vec3 position;
 in vec3 normal;
 out vec3 viewport_normal;
-
-void main() {
-  vec3 p = skn_skin_position(position);
-  viewport_normal = viewport_normal_matrix * skn_skin_normal(normal);
-  gl_Position = viewport_projection * (viewport_model_view * vec4(p, 1.0));
-}
 """
 
-# With shape keys (Morphs): the vertex's entries added to its rest position and normal first.
-MORPH_MAIN = MAIN.replace("""void main() {
-  vec3 p = skn_skin_position(position);
-  viewport_normal = viewport_normal_matrix * skn_skin_normal(normal);""", """uniform sampler2D viewport_morph_entries; // an entry in 2 texels: (dv, the key), (dn, 0)
+MORPH_INPUTS = """
+uniform sampler2D viewport_morph_entries; // an entry in 2 texels: (dv, the key), (dn, 0)
 uniform sampler2D viewport_morph_weights; // key k's weight in texel k's red
 in uvec2 viewport_morph_range;            // the vertex's entries: first, count
 
@@ -55,21 +48,33 @@ vec4 viewport_texel(sampler2D t, int i) {
   int width = textureSize(t, 0).x;
   return texelFetch(t, ivec2(i % width, i / width), 0);
 }
+"""
 
-void main() {
-  vec3 rest = position, rest_normal = normal;
+MORPH = """
   for (uint i = 0u; i < viewport_morph_range.y; ++i) {
     int e = 2 * int(viewport_morph_range.x + i);
     vec4 dv = viewport_texel(viewport_morph_entries, e);
     float w = viewport_texel(viewport_morph_weights, int(dv.w)).r;
     rest += w * dv.xyz;
     rest_normal += w * viewport_texel(viewport_morph_entries, e + 1).xyz;
-  }
-  vec3 p = skn_skin_position(rest);
-  viewport_normal = viewport_normal_matrix * skn_skin_normal(rest_normal);""")
+  }"""
 
-# The same stage without skinning: a mesh skinned on the CPU, drawn alike (the tests' reference).
-PLAIN_MAIN = MAIN.replace("skn_skin_position(position)", "position").replace("skn_skin_normal(normal)", "normal")
+MASK = """
+  p = mix(rest, p, viewport_mask);  // the modifier's mask scales the motion (notes/blender-deform.md §4)
+  n = mix(rest_normal, n, viewport_mask);"""
+
+
+def vertex_main(skinned=True, morphs=False, mask=False):
+    """The GLSL main after skn's functions: skinned by them, or (not `skinned`) the mesh drawn as
+    given (the tests' reference, skinned on the CPU); with the shape keys (`morphs`) and the
+    Vertex Group mask (`mask`: the vertex input viewport_mask, 1 where it moves fully)."""
+    return (MAIN_INPUTS + (MORPH_INPUTS if morphs else "") + ("in float viewport_mask;\n" if mask else "") +
+            "\nvoid main() {\n  vec3 rest = position, rest_normal = normal;" + (MORPH if morphs else "") +
+            ("\n  vec3 p = skn_skin_position(rest), n = skn_skin_normal(rest_normal);" if skinned else
+             "\n  vec3 p = rest, n = rest_normal;") + (MASK if mask else "") +
+            "\n  viewport_normal = viewport_normal_matrix * n;"
+            "\n  gl_Position = viewport_projection * (viewport_model_view * vec4(p, 1.0));\n}\n")
+
 
 # Solid mode's look: a key light above left of the viewer, a fill from the right and an ambient
 # term, fixed to the view; both sides of a face lit (Blender draws them so).
@@ -227,7 +232,7 @@ def draw_batch(shader, batch, model_view, projection, color=BASE_COLOR, cull=Fal
 
 
 def plain_shader():
-    return gpu.types.GPUShader(PLAIN_MAIN, FRAGMENT, name="skn_plain")
+    return gpu.types.GPUShader(vertex_main(skinned=False), FRAGMENT, name="skn_plain")
 
 
 GPU_INFLUENCES = core.GPU_INFLUENCES  # skn's GLSL reads 4 or 8 influences a vertex
@@ -254,7 +259,8 @@ class Drawing:
         text = skn.glsl_source(self.kind, dqs_scale=core.dqs_scale(self.kind), normals=True, palette=self.palette,
                                influences=self.influences,
                                joint_count=rig.joint_count, version_line=False)  # Blender writes #version
-        main = MORPH_MAIN if self.morphs is not None else MAIN
+        self.mask = binding.mask
+        main = vertex_main(morphs=self.morphs is not None, mask=self.mask is not None)
         self.shader = gpu.types.GPUShader(text + main, FRAGMENT, name=f"skn_{self.kind}")
         # the triangles' order for a software rasterizer or a GPU (drawing_order)
         self.software = gpu.platform.device_type_get() == "SOFTWARE" if software is None else software
@@ -274,6 +280,9 @@ class Drawing:
         if self.morphs is not None:
             inputs.append(("viewport_morph_range", "U32", 2, "INT", "morph_range"))  # uvec2
             a["morph_range"] = self.morphs.ranges
+        if self.mask is not None:
+            inputs.append(("viewport_mask", "F32", 1, "FLOAT", "mask"))
+            a["mask"] = numpy.asarray(self.mask, numpy.float32)
         vertices, triangles = drawing_order(a["positions"], binding.triangles, self.software)
         arrays = dict((name, a[key][vertices]) for name, _, _, _, key in inputs)
         arrays.update(position=a["positions"][vertices], normal=a["normals"][vertices])
