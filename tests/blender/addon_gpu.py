@@ -84,10 +84,28 @@ def cpu_image(ui, viewport, core, obj, view, proj, cull=False):
     arm, _ = core.find_armature(obj)
     kind = b.set_pose(arm, obj.skn.method, obj)
     p, n, _ = b.rig.skin(b.pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
-    shader = viewport.plain_shader()
-    batch = viewport.plain_batch(p, n, b.triangles)
+    return mesh_image(viewport, b, obj, arm, p, n, view, proj, cull)
+
+
+def mesh_image(viewport, b, obj, arm, positions, normals, view, proj, cull=False):
+    """Positions and normals in the rig's space of binding `b`, drawn by GPU mode's fragment stage."""
+    batch = viewport.plain_batch(positions, normals, b.triangles)
     model_view = view @ viewport.model_matrix(b, obj, arm)
-    return render(lambda: viewport.draw_batch(shader, batch, model_view, proj, cull=cull))
+    return render(lambda: viewport.draw_batch(viewport.plain_shader(), batch, model_view, proj, cull=cull))
+
+
+def bound_in_gpu_mode(obj, method, frame=10):
+    """Binds obj in GPU mode by `method` at frame 1 and goes to `frame`; returns the modifier's
+    mesh at `frame`, recorded before Bind."""
+    scene = bpy.context.scene
+    scene.frame_set(frame)
+    want = evaluated(obj)
+    scene.frame_set(1)
+    bpy.context.view_layer.objects.active = obj
+    obj.skn.mode, obj.skn.method = "GPU", method
+    bpy.ops.skn.bind()
+    scene.frame_set(frame)
+    return want
 
 
 def covered(img):
@@ -203,9 +221,10 @@ def big_rig(mods):
 
 
 def curved_and_keyed(mods):
-    """B-Bones in GPU mode: each segment a joint of the palette, the image the CPU's. Shape keys in
-    GPU mode: the keys' mix goes to the GPU as the shader's input, the image that of the mix skinned
-    on the CPU by a rig of its own. A modifier below: skinned on the CPU, saying so, until removed."""
+    """B-Bones in GPU mode: each segment a joint of the palette, the image the CPU's; 6 segments a
+    vertex in 8 slots; 9 on the CPU, saying so; a draw that fails, the CPU too. Shape keys in GPU
+    mode: morph targets in the shader, the image that of skn_skin with the keys as morph targets
+    (normals included) in a rig of its own. A modifier below: the CPU, saying so, until removed."""
     ui, viewport, core = mods
     scene = bpy.context.scene
     arm = chain_rig("CurvedRig", 3, 2 / 3)
@@ -286,13 +305,7 @@ def curved_and_keyed(mods):
         p.co.y *= 1 + 0.8 * max(0.0, 1 - abs(p.co.x - 1.4) / 0.4)
     bulge.value = 0.6
     next(m for m in obj.modifiers if m.type == "ARMATURE").use_deform_preserve_volume = True
-    scene.frame_set(10)
-    want = evaluated(obj)
-    scene.frame_set(1)
-    bpy.context.view_layer.objects.active = obj
-    obj.skn.mode, obj.skn.method = "GPU", "DQS"
-    bpy.ops.skn.bind()
-    scene.frame_set(10)
+    want = bound_in_gpu_mode(obj, "DQS")
     check("shape keys in GPU mode: drawn by the shader", not obj.skn.error and ui.gpu_drawn(obj) and
           obj.display_type == "BOUNDS", obj.skn.error)
     view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
@@ -324,7 +337,6 @@ def masked(mods):
     that of skn_skin's positions and normals each moved by the mask's share from the rest mesh's;
     CPU mode's mesh the modifier's."""
     ui, viewport, core = mods
-    scene = bpy.context.scene
     obj = make_arm("Masked")
     group = obj.vertex_groups.new(name="mask")
     for v in obj.data.vertices:
@@ -334,13 +346,7 @@ def masked(mods):
     view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
     for invert in (False, True):
         mod.invert_vertex_group = invert
-        scene.frame_set(10)
-        want = evaluated(obj)
-        scene.frame_set(1)
-        bpy.context.view_layer.objects.active = obj
-        obj.skn.mode, obj.skn.method = "GPU", "DQS"
-        bpy.ops.skn.bind()
-        scene.frame_set(10)
+        want = bound_in_gpu_mode(obj, "DQS")
         got, b = gpu_image(ui, viewport, obj, view, proj)
         m = numpy.array([group.weight(v.index) for v in obj.data.vertices], numpy.float32)[:, None]
         m = 1 - m if invert else m
@@ -348,11 +354,8 @@ def masked(mods):
         kind = b.set_pose(arm, "DQS", obj)
         p, n, _ = b.rig.skin(b.pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
         rest = b.rig.gpu_attributes()
-        batch = viewport.plain_batch(rest["positions"] + m * (p - rest["positions"]),
-                                     rest["normals"] + m * (n - rest["normals"]), b.triangles)
-        model_view = view @ viewport.model_matrix(b, obj, arm)
-        ok, detail = same_image(got, render(lambda: viewport.draw_batch(viewport.plain_shader(), batch,
-                                                                         model_view, proj)))
+        ok, detail = same_image(got, mesh_image(viewport, b, obj, arm, rest["positions"] + m * (p - rest["positions"]),
+                                                rest["normals"] + m * (n - rest["normals"]), view, proj))
         label = "an inverted" if invert else "a"
         check(f"{label} mask in GPU mode: drawn by the shader, the image of skn_skin's motion scaled by it",
               ui.gpu_drawn(obj) and not obj.skn.error and ok and covered(got) > 3000, f"{detail}; {obj.skn.error}")
@@ -403,9 +406,7 @@ def keyed_image(viewport, core, obj, b, view, proj, value=None):
     pose.set_model(b.to_rig @ (b.posed(arm) @ b.inverse_rest) @ b.frames)
     kind = core.METHODS[core.method_key(obj.skn.method)]
     p, n, _ = rig.skin(pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
-    batch = viewport.plain_batch(p, n, b.triangles)
-    model_view = view @ viewport.model_matrix(b, obj, arm)
-    return render(lambda: viewport.draw_batch(viewport.plain_shader(), batch, model_view, proj))
+    return mesh_image(viewport, b, obj, arm, p, n, view, proj)
 
 
 def shaded_vertices(viewport, positions, triangles):
