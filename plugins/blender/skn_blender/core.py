@@ -17,7 +17,6 @@ from . import rules, skn
 METHODS = {"LINEAR": "lbs", "DQS": "dqs", "BLEND": "blend", "COR": "cor"}
 # other names a script may use for them, in any case: the library's, and Blender's words
 ALIASES = {"LBS": "LINEAR", "DUAL_QUATERNION": "DQS", "PRESERVE_VOLUME": "DQS", "CENTERS_OF_ROTATION": "COR"}
-ZERO_WEIGHT = rules.ZERO_WEIGHT
 Unsupported = rules.Unsupported
 find_armature = rules.armature_of
 matrix = rules.matrix
@@ -32,11 +31,6 @@ def method_key(method):
     if key not in METHODS:
         raise ValueError(f"method {method!r} is not one of LINEAR, DQS, BLEND, COR (or lbs, dqs, blend, cor)")
     return key
-
-
-def pose_key(arm):
-    """The armature's posed bone matrices as bytes: equal keys, equal poses."""
-    return numpy.array([pb.matrix for pb in arm.pose.bones], numpy.float32).tobytes()
 
 
 def premat(obj, arm):

@@ -340,8 +340,7 @@ class Contributions:
     def _segments(self, skeleton, c, vertex, order, bone, weight):
         """Each entry on a B-Bone split between its segment joints k and k + 1 (b_bone_deform);
         entries of weight 0 after the split are left out (they move nothing, even under DQS)."""
-        first = numpy.array([skeleton.joint_of[b.name] for b in skeleton.bones], numpy.int64)
-        count = numpy.array([skeleton.segments[b.name] for b in skeleton.bones], numpy.int64)
+        first, count = skeleton.first, skeleton.count
         joint = first[bone] if len(bone) else numpy.zeros(0, numpy.int64)
         sub = numpy.zeros(len(bone), numpy.int64)
         curved = count[bone] > 1 if len(bone) else numpy.zeros(0, bool)
