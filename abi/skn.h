@@ -8,7 +8,8 @@
  *   3. Pose                 joint transforms                -> skinning palette
  *   4. Skin                 rig + pose                      -> deformed vertices
  *   5. glTF 2.0             files -> rigs, and poses at time t
- *   6. GPU skinning         GLSL text, per-vertex attributes, palettes (1.1)
+ *   6. GPU skinning         GLSL text, per-vertex attributes, palettes (1.1);
+ *                           compute shaders, any influence count, morph targets (1.4)
  *   7. Function table       skn_get_api, for hosts that dlopen the library
  *
  * Morph targets (blend shapes, 1.2) are part of bind (skn_morph_target),
@@ -59,7 +60,7 @@ extern "C" {
  * ---------------------------------------------------------------------- */
 
 #define SKN_VERSION_MAJOR 1 /* ABI major: changes only on a breaking change */
-#define SKN_VERSION_MINOR 3
+#define SKN_VERSION_MINOR 4
 #define SKN_VERSION_PATCH 0
 #define SKN_VERSION_NUMBER \
   (SKN_VERSION_MAJOR * 10000 + SKN_VERSION_MINOR * 100 + SKN_VERSION_PATCH)
@@ -90,7 +91,7 @@ typedef enum skn_status {
  * header a host was compiled with: compare skn_version() / 10000). */
 SKN_API uint32_t skn_version(void);
 
-/* "1.3.0". Static storage; never NULL. */
+/* "1.4.0". Static storage; never NULL. */
 SKN_API const char *skn_version_string(void);
 
 /* The enumerator's name, "SKN_ERR_SINGULAR"; "SKN_STATUS_UNKNOWN" for a
@@ -720,15 +721,31 @@ SKN_API skn_status skn_gltf_pose(const skn_gltf *gltf, uint32_t primitive, uint3
  *   BLEND           8: DQS's, M_i's; +3 N_i's          joints, weights, b
  *   COR             8: DQS's, M_i's; +3 N_i's          joints, weights, center
  * plugins/gl (skn_gl.h) does all of it for a host with an OpenGL 3.3 or
- * OpenGL ES 3.0 context. Morph targets are not part of it: the attributes
- * are the rest mesh as bound, and a host whose pose has morph weights
- * applies the targets to them itself, or skins on the CPU.
+ * OpenGL ES 3.0 context. The vertex shader reads 4 or 8 influences a vertex
+ * and no morph targets: a host whose pose has morph weights applies the
+ * targets to the attributes itself, or uses the compute shader.
+ *
+ * The compute shader (1.4; SKN_GLSL_COMPUTE, GLSL 4.30 or ES 3.10) skins
+ * once a frame into a buffer that every pass draws from: any number of
+ * influences a vertex (exactly those skn_skin uses), morph targets (a second
+ * compute shader, SKN_GLSL_MORPH_PASS, sums the active targets' sparse
+ * entries: work in proportion to them, as on the CPU), the previous frame's
+ * positions on request (motion vectors), and any number of jobs a dispatch
+ * — several rigs, many poses of one rig (a crowd) — each into its own range.
+ * Per rig, skn_rig_gpu_buffers writes what it reads (the rest records, the
+ * influences, the morph entries); per pose, skn_pose_gpu_palette (as for the
+ * vertex shader; the palettes of a dispatch one after another in a storage
+ * buffer) and skn_pose_morph_weights. The text's opening comment lists its
+ * bindings, the jobs' table and how to dispatch it. plugins/gl runs it for a
+ * host with OpenGL 4.3 or ES 3.1.
  * ---------------------------------------------------------------------- */
 
 /* The GLSL the text is written in. */
 typedef enum skn_glsl_dialect {
   SKN_GLSL_330 = 0,    /* #version 330 core (OpenGL 3.3 and later) */
   SKN_GLSL_300_ES,     /* #version 300 es (OpenGL ES 3.0 and later, WebGL 2) */
+  SKN_GLSL_430,        /* 1.4: #version 430 core (OpenGL 4.3 and later): vertex or compute */
+  SKN_GLSL_310_ES,     /* 1.4: #version 310 es (OpenGL ES 3.1 and later): vertex or compute */
   SKN_GLSL_DIALECT_FORCE_U32 = 0x7FFFFFFF
 } skn_glsl_dialect;
 
@@ -743,6 +760,9 @@ typedef enum skn_glsl_palette {
   SKN_GLSL_PALETTE_TEXTURE_2D,        /* sampler2D skn_palette, a GL_RGBA32F texture of any width,
                                          the texels in rows: for ES, and any palette too large for
                                          a uniform block */
+  SKN_GLSL_PALETTE_STORAGE_BUFFER,    /* 1.4: a std430 storage buffer of vec4 at binding 1 (the
+                                         compute shader's, whatever palette says; vertex shaders of
+                                         GLSL 4.30 / ES 3.10 may read it too): any size */
   SKN_GLSL_PALETTE_FORCE_U32 = 0x7FFFFFFF
 } skn_glsl_palette;
 
@@ -752,8 +772,15 @@ enum { SKN_GPU_NORMALS = 1u << 0, SKN_GPU_TANGENTS = 1u << 1 };
 
 /* Bits of skn_gpu_desc.flags. */
 enum {
-  SKN_GLSL_NO_VERSION = 1u << 0 /* leave out the #version line, for hosts that write their own
-                                   preamble (Blender's gpu module) */
+  SKN_GLSL_NO_VERSION = 1u << 0, /* leave out the #version line, for hosts that write their own
+                                    preamble (Blender's gpu module) */
+  /* 1.4, with dialect SKN_GLSL_430 or SKN_GLSL_310_ES: */
+  SKN_GLSL_COMPUTE = 1u << 1,    /* the compute shader that skins every vertex of a dispatch's jobs
+                                    into the output buffer: a whole shader, main() included; any
+                                    number of influences (influences is ignored) */
+  SKN_GLSL_MORPHS = 1u << 2,     /* (COMPUTE) add the morph offsets that the morph pass summed */
+  SKN_GLSL_PREVIOUS = 1u << 3,   /* (COMPUTE) keep each vertex's last position in its output record */
+  SKN_GLSL_MORPH_PASS = 1u << 4  /* (COMPUTE) the morph pass's shader in place of the skinning one */
 };
 
 /* One GPU setup: the text, the palette and the layout all follow from it.
@@ -763,7 +790,8 @@ typedef struct skn_gpu_desc {
   uint32_t struct_size;
   skn_method method;
   skn_dqs_scale dqs_scale;    /* the split the palette holds (DQS, BLEND, COR), as skn_skin_desc */
-  uint32_t influences;        /* per vertex, as the attributes hold them: 4 or 8 (0 = 4) */
+  uint32_t influences;        /* per vertex, as the attributes hold them: 4 or 8 (0 = 4); the
+                                 compute shader reads any number and ignores it */
   uint32_t outputs;           /* SKN_GPU_NORMALS | SKN_GPU_TANGENTS */
   skn_glsl_dialect dialect;
   skn_glsl_palette palette;
@@ -782,9 +810,14 @@ typedef struct skn_gpu_desc {
  *   vec3 skn_skin_normal(vec3 rest_normal);      (with SKN_GPU_NORMALS)
  *   vec4 skn_skin_tangent(vec4 rest_tangent);    (with SKN_GPU_TANGENTS)
  * and names of its own that begin with skn_, Skn or SKN_.
+ * With SKN_GLSL_COMPUTE the text is a whole compute shader instead: the
+ * same arithmetic, its inputs and outputs in storage buffers (its comment
+ * lists them), layout(local_size_x = 64).
  * Errors (SKN_ERR_INVALID_ARGUMENT, nothing written): an unknown method,
- * split, dialect, palette or bit; influences other than 4 or 8; a texture
- * buffer in GLSL ES 3.00; a uniform block with joint_count 0; dst_bytes
+ * split, dialect, palette or bit; influences other than 4 or 8 (vertex
+ * shader); a texture buffer in GLSL ES; a storage buffer before GLSL 4.30 /
+ * ES 3.10; SKN_GLSL_COMPUTE in GLSL 3.30 or ES 3.00, or MORPHS, PREVIOUS or
+ * MORPH_PASS without it; a uniform block with joint_count 0; dst_bytes
  * smaller than the length + 1. */
 SKN_API skn_status skn_glsl_source(const skn_gpu_desc *desc, char *dst, size_t dst_bytes,
                                    size_t *out_length);
@@ -795,10 +828,25 @@ enum {
   SKN_GPU_NEEDS_CENTERS = 1u << 1        /* the vertex input skn_center (vec4) */
 };
 
+/* A part a record does not hold (skn_gpu_layout). */
+#define SKN_GPU_ABSENT 0xFFFFFFFFu
+
 typedef struct skn_gpu_layout {
   uint32_t struct_size;   /* the caller sets sizeof; the library fills what fits */
   uint32_t palette_vec4s; /* per joint: the palette is joint_count * palette_vec4s * 16 bytes */
   uint32_t needs;         /* SKN_GPU_NEEDS_*: vertex inputs beyond joints and weights */
+  /* 1.4: the compute shader's records (SKN_GLSL_COMPUTE; all 0 for a vertex shader), in floats:
+   * where each part starts, SKN_GPU_ABSENT where the record has none. */
+  uint32_t rest_floats;      /* a vertex's rest record (skn_gpu_buffers.rest): position, then the
+                                normal, tangent, BLEND's b and COR's center where desc needs them */
+  uint32_t output_floats;    /* a vertex's output record: position at 0, then ... */
+  uint32_t output_normal;    /* ... the normal (SKN_GPU_NORMALS), */
+  uint32_t output_tangent;   /* ... the tangent, w included (SKN_GPU_TANGENTS), */
+  uint32_t output_previous;  /* ... the last dispatch's position (SKN_GLSL_PREVIOUS) */
+  uint32_t morph_words;      /* 4-byte words of a morph entry and of a vertex's morph scratch
+                                record: the vertex (a stamp), the position's offset (sum), then
+                                the normal's and the tangent's (xyz) where outputs ask them:
+                                4, 7 or 10 */
 } skn_gpu_layout;
 
 /* What desc's shader reads. The same errors as skn_glsl_source, less the
@@ -841,6 +889,31 @@ typedef struct skn_gpu_attributes {
  * than 65536 (SKN_ERR_INVALID_ARGUMENT); a vertex of more than k influences
  * (SKN_ERR_UNSUPPORTED: bind with max_influences = k). */
 SKN_API skn_status skn_rig_gpu_attributes(const skn_rig *rig, const skn_gpu_attributes *out);
+
+/* 1.4: what the compute shader reads of a rig (SKN_GLSL_COMPUTE), laid out
+ * for desc. Each array is written where its pointer is not NULL; the sizes
+ * are written always, so a first call with NULLs asks them. */
+typedef struct skn_gpu_buffers {
+  uint32_t struct_size;
+  void *rest;                /* SknRest: layout.rest_floats floats a vertex, the rest mesh as
+                                skn_rig_gpu_attributes writes it (normals and tangents where desc's
+                                outputs ask them: the rig must have them) */
+  uint32_t *influences;      /* SknInfluences: vertex_count + 1 words, vertex v's first influence
+                                and then the end, then per influence its joint and its weight's
+                                bits: exactly skn_skin's influences, any number a vertex */
+  uint32_t *morph_entries;   /* SknMorphEntries: every target's entries, target by target, each
+                                layout.morph_words words: the vertex, then its position offset,
+                                then its normal's and tangent's (xyz) where desc's outputs ask
+                                them, as floats (zeros where the target has none) */
+  uint32_t *morph_first;     /* morph_target_count + 1: target t's first entry, then the total */
+  size_t rest_bytes, influences_bytes, morph_entries_bytes, morph_first_bytes; /* written */
+} skn_gpu_buffers;
+
+/* Errors (nothing written): desc without SKN_GLSL_COMPUTE or invalid as for
+ * skn_glsl_source, normals or tangents asked of a rig bound without them,
+ * BLEND without blend weights, COR without triangles
+ * (SKN_ERR_INVALID_ARGUMENT). */
+SKN_API skn_status skn_rig_gpu_buffers(const skn_rig *rig, const skn_gpu_desc *desc, skn_gpu_buffers *out);
 
 /* ------------------------------------------------------------------------
  * 7. Function table
@@ -897,6 +970,8 @@ struct skn_api {
                                        const char **out_name);
   /* 1.3: which files a document may read (section 5) */
   skn_status (*gltf_open_with)(const skn_gltf_open_desc *desc, skn_gltf **out);
+  /* 1.4: the compute shader's buffers (section 6) */
+  skn_status (*rig_gpu_buffers)(const skn_rig *rig, const skn_gpu_desc *desc, skn_gpu_buffers *out);
 };
 
 /* The function table for ABI major abi_major (pass SKN_VERSION_MAJOR), or

@@ -32,6 +32,8 @@ static const skn_api api_v1 = {
     skn_pose_set_morph_weights, skn_pose_morph_weights, skn_gltf_morph_target_name,
     /* 1.3: which files a document may read */
     skn_gltf_open_with,
+    /* 1.4: the compute shader's buffers */
+    skn_rig_gpu_buffers,
 };
 
 SKN_API const skn_api *skn_get_api(uint32_t abi_major) {

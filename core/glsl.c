@@ -1,10 +1,15 @@
-/* glsl.c — skn_glsl_source: the vertex-shader text for a skn_gpu_desc,
- * composed from the pieces in core/glsl/ (embedded at build time by
+/* glsl.c — skn_glsl_source: the shader text for a skn_gpu_desc, composed
+ * from the pieces in core/glsl/ (embedded at build time by
  * scripts/glsl_to_c). Each piece is plain GLSL, cut into sections by lines
- * "//! name" (common, position, normal, tangent; 4 and 8 for the influence
- * count); the text takes the sections the desc asks for, so that a host
- * reads only what its shader runs. No GL call is made here: the text is
- * the whole product (plugins/gl compiles it). */
+ * "//! name" (common, position, normal, tangent; 4 and 8 for the vertex
+ * shader's influence count; vertex and compute for the stage; morphs,
+ * previous, blend and center for the compute shader's main); the text takes
+ * the sections the desc asks for, so that a host reads only what its shader
+ * runs. The skinning pieces are the same for both stages: they read the
+ * influences through skn_joint(s) and skn_weight(s) over [skn_first,
+ * skn_end), which the vertex shader's inputs or the compute shader's
+ * buffers define. No GL call is made here: the text is the whole product
+ * (plugins/gl compiles it). */
 #include "gpu.h"
 
 #include "glsl_pieces.h"
@@ -14,7 +19,10 @@
 #include <string.h>
 
 /* Sections a piece may be cut into. */
-enum { SEC_COMMON = 1, SEC_POSITION = 2, SEC_NORMAL = 4, SEC_TANGENT = 8, SEC_K4 = 16, SEC_K8 = 32 };
+enum {
+  SEC_COMMON = 1, SEC_POSITION = 2, SEC_NORMAL = 4, SEC_TANGENT = 8, SEC_K4 = 16, SEC_K8 = 32,
+  SEC_VERTEX = 64, SEC_COMPUTE = 128, SEC_MORPHS = 256, SEC_PREVIOUS = 512, SEC_BLEND = 1024, SEC_CENTER = 2048
+};
 
 /* The text being written: dst NULL counts its length alone. */
 typedef struct glsl_text {
@@ -42,7 +50,9 @@ static void putf(glsl_text *t, const char *fmt, ...) {
 static unsigned section_of(const char *name, size_t n) {
   static const struct { const char *name; unsigned bit; } SECTIONS[] = {
       {"common", SEC_COMMON}, {"position", SEC_POSITION}, {"normal", SEC_NORMAL},
-      {"tangent", SEC_TANGENT}, {"4", SEC_K4},             {"8", SEC_K8}};
+      {"tangent", SEC_TANGENT}, {"4", SEC_K4},             {"8", SEC_K8},
+      {"vertex", SEC_VERTEX},   {"compute", SEC_COMPUTE},  {"morphs", SEC_MORPHS},
+      {"previous", SEC_PREVIOUS}, {"blend", SEC_BLEND},    {"center", SEC_CENTER}};
   for (size_t k = 0; k < sizeof SECTIONS / sizeof SECTIONS[0]; ++k)
     if (strlen(SECTIONS[k].name) == n && !strncmp(SECTIONS[k].name, name, n)) return SECTIONS[k].bit;
   return 0; /* a section nobody asks for */
@@ -68,7 +78,10 @@ static const char *const METHOD_NAMES[] = {
     "SKN_METHOD_DQS (dual quaternion skinning)", "SKN_METHOD_BLEND (LBS and DQS mixed per vertex)",
     "SKN_METHOD_COR (optimized centers of rotation)"};
 
-static const char *const PALETTE_NAMES[] = {"a std140 uniform block", "a texture buffer", "a 2D texture"};
+static const char *const PALETTE_NAMES[] = {"a std140 uniform block", "a texture buffer", "a 2D texture",
+                                            "a storage buffer"};
+static const char *const VERSIONS[] = {"#version 330 core\n", "#version 300 es\n", "#version 430 core\n",
+                                       "#version 310 es\n"};
 
 /* The comment a host reads first: what the text defines, what it reads. */
 static void put_header(glsl_text *t, const skn_gpu_plan *p) {
@@ -95,24 +108,83 @@ static void put_header(glsl_text *t, const skn_gpu_plan *p) {
 
 static void put_preamble(glsl_text *t, const skn_gpu_plan *p) {
   const skn_gpu_desc *d = &p->d;
-  if (!(d->flags & SKN_GLSL_NO_VERSION)) put(t, d->dialect == SKN_GLSL_300_ES ? "#version 300 es\n" : "#version 330 core\n");
+  if (!(d->flags & SKN_GLSL_NO_VERSION)) put(t, VERSIONS[d->dialect]);
   put(t, "precision highp float;\nprecision highp int;\n\n");
-  putf(t, "const int SKN_INFLUENCES = %u;\n", d->influences);
+  if (!p->compute) putf(t, "const int SKN_INFLUENCES = %u;\n", d->influences);
   putf(t, "const int SKN_PALETTE_VEC4S = %u;   // texels a joint\n", p->vec4s);
   if (d->palette == SKN_GLSL_PALETTE_UNIFORM_BLOCK) putf(t, "const int SKN_PALETTE_JOINTS = %u;\n", d->joint_count);
   if (p->dq >= 0) putf(t, "const int SKN_DQ_TEXEL = %d;        // DQS's dual quaternion, then S's rows\n", p->dq);
   if (p->lbs >= 0) putf(t, "const int SKN_LBS_TEXEL = %d;       // M's rows\n", p->lbs);
   if (p->normal >= 0) putf(t, "const int SKN_NORMAL_TEXEL = %d;    // the normal matrix's rows\n", p->normal);
+  if (p->compute) {
+    putf(t, "const int SKN_REST_FLOATS = %u, SKN_REST_NORMAL = %d, SKN_REST_TANGENT = %d;\n", p->rest_floats,
+         p->rest_normal, p->rest_tangent);
+    putf(t, "const int SKN_REST_BLEND = %d, SKN_REST_CENTER = %d;\n", p->rest_blend, p->rest_center);
+    putf(t, "const int SKN_OUT_FLOATS = %u, SKN_OUT_NORMAL = %d, SKN_OUT_TANGENT = %d, SKN_OUT_PREVIOUS = %d;\n",
+         p->out_floats, p->out_normal, p->out_tangent, p->out_previous);
+    putf(t, "const int SKN_MORPH_WORDS = %u, SKN_MORPH_NORMAL = %d, SKN_MORPH_TANGENT = %d;\n", p->morph_words,
+         p->morph_normal, p->morph_tangent);
+  }
   put(t, "\n");
 }
 
+/* The compute shader's opening comment: what it is; its buffers are listed
+ * above its main(). */
+static void put_compute_header(glsl_text *t, const skn_gpu_plan *p) {
+  const skn_gpu_desc *d = &p->d;
+  if (d->flags & SKN_GLSL_MORPH_PASS) {
+    putf(t, "// skn %s: the morph pass of the compute path: the active morph targets' offsets summed\n"
+            "// per vertex for the skinning shader. Generated by skn_glsl_source (abi/skn.h, section 6).\n",
+         skn_version_string());
+    return;
+  }
+  putf(t, "// skn %s: %s, a compute shader:\n", skn_version_string(), METHOD_NAMES[d->method]);
+  putf(t, "// any number of influences a vertex; the palettes in a storage buffer, %u vec4 a joint%s;\n", p->vec4s,
+       d->method >= SKN_METHOD_DQS ? (d->dqs_scale ? " (DQS split: KEEP_Y)" : " (DQS split: POLAR)") : "");
+  putf(t, "// writes the position%s%s%s; %s.\n", d->outputs & SKN_GPU_NORMALS ? ", the normal" : "",
+       d->outputs & SKN_GPU_TANGENTS ? ", the tangent" : "", d->flags & SKN_GLSL_PREVIOUS ? ", the last position" : "",
+       d->flags & SKN_GLSL_MORPHS ? "morph offsets from the morph pass" : "no morph targets");
+  put(t, "// Generated by skn_glsl_source (abi/skn.h, section 6). Its buffers, uniforms and how to\n"
+         "// dispatch it: the comment above main(), at the end.\n");
+}
+
+static void compose_compute(glsl_text *t, const skn_gpu_plan *p) {
+  const skn_gpu_desc *d = &p->d;
+  unsigned wanted = SEC_COMMON | SEC_POSITION | SEC_COMPUTE | (d->outputs & SKN_GPU_NORMALS ? SEC_NORMAL : 0) |
+                    (d->outputs & SKN_GPU_TANGENTS ? SEC_TANGENT : 0);
+  unsigned main_wanted = (wanted & ~(unsigned)SEC_POSITION) | (d->flags & SKN_GLSL_MORPHS ? SEC_MORPHS : 0) |
+                         (d->flags & SKN_GLSL_PREVIOUS ? SEC_PREVIOUS : 0) |
+                         (d->method == SKN_METHOD_BLEND ? SEC_BLEND : 0) | (d->method == SKN_METHOD_COR ? SEC_CENTER : 0);
+  static const char *const SKINS[] = {skn_glsl_skin_lbs, skn_glsl_skin_lbs, skn_glsl_skin_dqs, skn_glsl_skin_blend,
+                                      skn_glsl_skin_cor};
+  put_compute_header(t, p);
+  put_preamble(t, p);
+  if (d->flags & SKN_GLSL_MORPH_PASS) {
+    put_piece(t, skn_glsl_compute_morph, SEC_COMMON);
+    return;
+  }
+  put_piece(t, skn_glsl_palette_storage_buffer, SEC_COMMON);
+  put_piece(t, skn_glsl_influences, SEC_COMPUTE);
+  put_piece(t, skn_glsl_math, wanted);
+  if (p->lbs >= 0) put_piece(t, skn_glsl_lbs, wanted);
+  if (p->quat >= 0) put_piece(t, skn_glsl_lbs_quaternion, wanted);
+  if (d->method == SKN_METHOD_DQS || d->method == SKN_METHOD_BLEND) put_piece(t, skn_glsl_dqs, wanted);
+  if (d->method == SKN_METHOD_COR) put_piece(t, skn_glsl_cor, wanted);
+  put_piece(t, SKINS[d->method], wanted);
+  put_piece(t, skn_glsl_compute_skin, main_wanted);
+}
+
 static void compose(glsl_text *t, const skn_gpu_plan *p) {
+  if (p->compute) {
+    compose_compute(t, p);
+    return;
+  }
   static const char *const PALETTES[] = {skn_glsl_palette_uniform_block, skn_glsl_palette_texture_buffer,
-                                         skn_glsl_palette_texture_2d};
+                                         skn_glsl_palette_texture_2d, skn_glsl_palette_storage_buffer};
   static const char *const SKINS[] = {skn_glsl_skin_lbs, skn_glsl_skin_lbs, skn_glsl_skin_dqs, skn_glsl_skin_blend,
                                       skn_glsl_skin_cor};
   const skn_gpu_desc *d = &p->d;
-  unsigned wanted = SEC_COMMON | SEC_POSITION | (d->outputs & SKN_GPU_NORMALS ? SEC_NORMAL : 0) |
+  unsigned wanted = SEC_COMMON | SEC_POSITION | SEC_VERTEX | (d->outputs & SKN_GPU_NORMALS ? SEC_NORMAL : 0) |
                     (d->outputs & SKN_GPU_TANGENTS ? SEC_TANGENT : 0);
   put_header(t, p);
   put_preamble(t, p);
@@ -131,7 +203,7 @@ SKN_API skn_status skn_glsl_source(const skn_gpu_desc *desc, char *dst, size_t d
   skn_status s = skn__gpu_plan(desc, "glsl_source", &p);
   if (s != SKN_OK) return s;
   if (!out_length) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "glsl_source: out_length is required");
-  if (p.d.palette == SKN_GLSL_PALETTE_UNIFORM_BLOCK && !p.d.joint_count)
+  if (!p.compute && p.d.palette == SKN_GLSL_PALETTE_UNIFORM_BLOCK && !p.d.joint_count)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "glsl_source: a uniform block needs joint_count, the rig's joints");
   glsl_text count = {NULL, 0};
   compose(&count, &p);

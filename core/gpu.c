@@ -9,31 +9,69 @@
 #include <math.h>
 #include <string.h>
 
+static skn_status check_stage(const skn_gpu_desc *d, const char *call) {
+  int modern = d->dialect == SKN_GLSL_430 || d->dialect == SKN_GLSL_310_ES;
+  int es = d->dialect == SKN_GLSL_300_ES || d->dialect == SKN_GLSL_310_ES;
+  uint32_t compute_only = SKN_GLSL_MORPHS | SKN_GLSL_PREVIOUS | SKN_GLSL_MORPH_PASS;
+  if ((d->flags & SKN_GLSL_COMPUTE) && !modern)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: SKN_GLSL_COMPUTE needs dialect SKN_GLSL_430 or SKN_GLSL_310_ES "
+                     "(compute shaders and storage buffers)", call);
+  if (!(d->flags & SKN_GLSL_COMPUTE) && (d->flags & compute_only))
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: flags 0x%x: MORPHS, PREVIOUS and MORPH_PASS are the compute "
+                     "shader's; add SKN_GLSL_COMPUTE", call, d->flags);
+  if (d->flags & SKN_GLSL_COMPUTE) return SKN_OK; /* any influences, the palette in a storage buffer */
+  if (d->influences != 4 && d->influences != 8)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: influences %u: the vertex shader reads 4 or 8 a vertex (the "
+                     "compute shader, SKN_GLSL_COMPUTE, any number)", call, d->influences);
+  if (es && d->palette == SKN_GLSL_PALETTE_TEXTURE_BUFFER)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: GLSL ES has no texture buffers here; use "
+                     "SKN_GLSL_PALETTE_TEXTURE_2D", call);
+  if (!modern && d->palette == SKN_GLSL_PALETTE_STORAGE_BUFFER)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: a storage buffer palette needs dialect SKN_GLSL_430 or "
+                     "SKN_GLSL_310_ES", call);
+  return SKN_OK;
+}
+
 static skn_status check_desc(const skn_gpu_desc *d, const char *call) {
   if ((unsigned)d->method > SKN_METHOD_COR)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: method %u is not a skn_method", call, (unsigned)d->method);
   if ((unsigned)d->dqs_scale > SKN_DQS_SCALE_KEEP_Y)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: dqs_scale %u is not a skn_dqs_scale", call,
                      (unsigned)d->dqs_scale);
-  if (d->influences != 4 && d->influences != 8)
-    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: influences %u: the GLSL reads 4 or 8 a vertex", call,
-                     d->influences);
   if (d->outputs & ~(uint32_t)(SKN_GPU_NORMALS | SKN_GPU_TANGENTS))
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: outputs 0x%x has bits other than SKN_GPU_NORMALS and "
                      "SKN_GPU_TANGENTS", call, d->outputs);
-  if ((unsigned)d->dialect > SKN_GLSL_300_ES)
+  if ((unsigned)d->dialect > SKN_GLSL_310_ES)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: dialect %u is not a skn_glsl_dialect", call,
                      (unsigned)d->dialect);
-  if ((unsigned)d->palette > SKN_GLSL_PALETTE_TEXTURE_2D)
+  if ((unsigned)d->palette > SKN_GLSL_PALETTE_STORAGE_BUFFER)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: palette %u is not a skn_glsl_palette", call,
                      (unsigned)d->palette);
-  if (d->dialect == SKN_GLSL_300_ES && d->palette == SKN_GLSL_PALETTE_TEXTURE_BUFFER)
-    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: GLSL ES 3.00 has no texture buffers; use "
-                     "SKN_GLSL_PALETTE_TEXTURE_2D", call);
-  if (d->flags & ~(uint32_t)SKN_GLSL_NO_VERSION)
-    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: flags 0x%x has bits other than SKN_GLSL_NO_VERSION", call,
-                     d->flags);
-  return SKN_OK;
+  uint32_t known = SKN_GLSL_NO_VERSION | SKN_GLSL_COMPUTE | SKN_GLSL_MORPHS | SKN_GLSL_PREVIOUS | SKN_GLSL_MORPH_PASS;
+  if (d->flags & ~known)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: flags 0x%x has bits that are not SKN_GLSL_*", call, d->flags);
+  return check_stage(d, call);
+}
+
+/* The compute shader's records: the rest record holds what the method and
+ * outputs read, the output record what the host draws. */
+static void plan_records(skn_gpu_plan *p) {
+  const skn_gpu_desc *d = &p->d;
+  p->rest_normal = p->rest_tangent = p->rest_blend = p->rest_center = -1;
+  p->out_normal = p->out_tangent = p->out_previous = -1;
+  if (!p->compute) return;
+  uint32_t r = 3, o = 3;
+  if (d->outputs & SKN_GPU_NORMALS) p->rest_normal = (int)r, r += 3, p->out_normal = (int)o, o += 3;
+  if (d->outputs & SKN_GPU_TANGENTS) p->rest_tangent = (int)r, r += 4, p->out_tangent = (int)o, o += 4;
+  if (d->method == SKN_METHOD_BLEND) p->rest_blend = (int)r, r += 1;
+  if (d->method == SKN_METHOD_COR) p->rest_center = (int)r, r += 4;
+  if (d->flags & SKN_GLSL_PREVIOUS) p->out_previous = (int)o, o += 3;
+  p->rest_floats = r, p->out_floats = o;
+  uint32_t w = 4; /* the vertex or stamp, the position's offset */
+  p->morph_normal = p->morph_tangent = -1;
+  if (d->outputs & SKN_GPU_NORMALS) p->morph_normal = (int)w, w += 3;
+  if (d->outputs & SKN_GPU_TANGENTS) p->morph_tangent = (int)w, w += 3;
+  p->morph_words = w;
 }
 
 skn_status skn__gpu_plan(const skn_gpu_desc *desc, const char *call, skn_gpu_plan *plan) {
@@ -57,6 +95,9 @@ skn_status skn__gpu_plan(const skn_gpu_desc *desc, const char *call, skn_gpu_pla
   }
   p.vec4s = p.quat >= 0 ? 2 : p.lbs >= 0 ? (uint32_t)p.lbs + 3 : 5;
   if (p.lbs >= 0 && normals) p.normal = (int)p.vec4s, p.vec4s += 3; /* LBS serves normals by N_i */
+  p.compute = (p.d.flags & SKN_GLSL_COMPUTE) != 0;
+  if (p.compute) p.d.palette = SKN_GLSL_PALETTE_STORAGE_BUFFER;
+  plan_records(&p);
   *plan = p;
   return SKN_OK;
 }
@@ -68,7 +109,16 @@ SKN_API skn_status skn_gpu_layout_get(const skn_gpu_desc *desc, skn_gpu_layout *
   if (!out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gpu_layout_get: out is required");
   uint32_t needs = p.d.method == SKN_METHOD_BLEND ? SKN_GPU_NEEDS_BLEND_WEIGHTS
                    : p.d.method == SKN_METHOD_COR ? SKN_GPU_NEEDS_CENTERS : 0;
-  skn_gpu_layout layout = {sizeof layout, p.vec4s, needs};
+  skn_gpu_layout layout = {sizeof layout, p.vec4s, needs, 0, 0, 0, 0, 0, 0};
+  if (p.compute) {
+    uint32_t absent = SKN_GPU_ABSENT;
+    layout.rest_floats = p.rest_floats;
+    layout.output_floats = p.out_floats;
+    layout.output_normal = p.out_normal >= 0 ? (uint32_t)p.out_normal : absent;
+    layout.output_tangent = p.out_tangent >= 0 ? (uint32_t)p.out_tangent : absent;
+    layout.output_previous = p.out_previous >= 0 ? (uint32_t)p.out_previous : absent;
+    layout.morph_words = p.morph_words;
+  }
   return skn__fill_info(out, &layout, sizeof layout, SKN_GPU_LAYOUT_V1_SIZE, "gpu_layout_get");
 }
 
@@ -214,5 +264,86 @@ SKN_API skn_status skn_rig_gpu_attributes(const skn_rig *rig, const skn_gpu_attr
   skn_status s = check_attributes(rig, &d);
   if (s != SKN_OK) return s;
   for (uint32_t v = 0; v < rig->vertex_count; ++v) write_vertex(rig, &d, v);
+  return SKN_OK;
+}
+
+/* ---- the compute shader's buffers ---- */
+
+static skn_status check_buffers(const skn_rig *rig, const skn_gpu_plan *p) {
+  if (!p->compute)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_buffers: desc is not a compute shader's (SKN_GLSL_COMPUTE)");
+  if (p->rest_normal >= 0 && !rig->normals)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_buffers: desc asks normals; the rig was bound without them");
+  if (p->rest_tangent >= 0 && !rig->tangents)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_buffers: desc asks tangents; the rig was bound without them");
+  if (p->rest_blend >= 0 && !rig->blend_weights)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_buffers: BLEND needs the rig bound with blend_weights");
+  if (p->rest_center >= 0 && !rig->centers)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_buffers: COR needs the rig bound with triangles");
+  return SKN_OK;
+}
+
+static void write_rest(const skn_rig *rig, const skn_gpu_plan *p, float *rest) {
+  for (uint32_t v = 0; v < rig->vertex_count; ++v, rest += p->rest_floats) {
+    memcpy(rest, rig->positions + (size_t)v * 3, 12);
+    if (p->rest_normal >= 0) memcpy(rest + p->rest_normal, rig->normals + (size_t)v * 3, 12);
+    if (p->rest_tangent >= 0) memcpy(rest + p->rest_tangent, rig->tangents + (size_t)v * 4, 16);
+    if (p->rest_blend >= 0) rest[p->rest_blend] = rig->blend_weights[v];
+    if (p->rest_center >= 0) {
+      float c[4] = {0, 0, 0, rig->has_center[v] ? 1.0f : 0.0f};
+      if (rig->has_center[v]) memcpy(c, rig->centers + (size_t)v * 3, 12);
+      memcpy(rest + p->rest_center, c, 16);
+    }
+  }
+}
+
+/* Offsets, then (joint, weight bits) pairs: the rig's own arrays. */
+static void write_influences_csr(const skn_rig *rig, uint32_t *w) {
+  uint32_t n = rig->vertex_count, total = rig->influence_offsets[n];
+  memcpy(w, rig->influence_offsets, ((size_t)n + 1) * 4);
+  for (uint32_t i = 0; i < total; ++i) {
+    w[n + 1 + 2 * (size_t)i] = rig->influence_joints[i];
+    memcpy(&w[n + 2 + 2 * (size_t)i], &rig->influence_weights[i], 4);
+  }
+}
+
+/* Each entry: the vertex, the position's offset, and the normal's and
+ * tangent's where the plan has room for them (zeros where the target has
+ * none). */
+static void write_morphs(const skn_rig *rig, const skn_gpu_plan *p, uint32_t *entries, uint32_t *first) {
+  static const float zeros[3] = {0, 0, 0};
+  uint32_t e = 0;
+  for (uint32_t t = 0; t < rig->morph_count; ++t) {
+    const skn_morph *m = &rig->morphs[t];
+    if (first) first[t] = e;
+    for (uint32_t k = 0; entries && k < m->count; ++k) {
+      uint32_t *w = entries + (size_t)(e + k) * p->morph_words;
+      w[0] = m->vertices[k];
+      memcpy(w + 1, m->dp + (size_t)k * 3, 12);
+      if (p->morph_normal >= 0) memcpy(w + p->morph_normal, m->dn ? m->dn + (size_t)k * 3 : zeros, 12);
+      if (p->morph_tangent >= 0) memcpy(w + p->morph_tangent, m->dt ? m->dt + (size_t)k * 3 : zeros, 12);
+    }
+    e += m->count;
+  }
+  if (first) first[rig->morph_count] = e;
+}
+
+SKN_API skn_status skn_rig_gpu_buffers(const skn_rig *rig, const skn_gpu_desc *desc, skn_gpu_buffers *out) {
+  skn_gpu_plan p;
+  skn_status s = skn__gpu_plan(desc, "rig_gpu_buffers", &p);
+  if (s != SKN_OK) return s;
+  if (!rig || !out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_buffers: rig and out are required");
+  if (out->struct_size < sizeof *out)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_buffers: struct_size %u is smaller than skn_gpu_buffers (%zu)",
+                     out->struct_size, sizeof *out);
+  if ((s = check_buffers(rig, &p)) != SKN_OK) return s;
+  uint32_t n = rig->vertex_count;
+  out->rest_bytes = (size_t)n * p.rest_floats * sizeof(float);
+  out->influences_bytes = ((size_t)n + 1 + 2 * (size_t)rig->influence_offsets[n]) * 4;
+  out->morph_entries_bytes = (size_t)rig->morph_entry_count * p.morph_words * 4;
+  out->morph_first_bytes = ((size_t)rig->morph_count + 1) * 4;
+  if (out->rest) write_rest(rig, &p, out->rest);
+  if (out->influences) write_influences_csr(rig, out->influences);
+  write_morphs(rig, &p, out->morph_entries, out->morph_first);
   return SKN_OK;
 }

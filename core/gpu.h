@@ -22,6 +22,18 @@ typedef struct skn_gpu_plan {
   skn_gpu_desc d;
   uint32_t vec4s;
   int dq, lbs, normal, quat;
+  /* the compute shader's records (SKN_GLSL_COMPUTE), in floats: a vertex's
+   * rest record and where its parts start, and its output record; -1 where
+   * a record has no such part */
+  int compute;
+  uint32_t rest_floats, out_floats;
+  int rest_normal, rest_tangent, rest_blend, rest_center;
+  int out_normal, out_tangent, out_previous;
+  /* a morph entry (the vertex, then offsets) and a scratch record (a
+   * stamp, then sums), in words: the position's at 1, the normal's and
+   * tangent's where the outputs ask them (-1 else) */
+  uint32_t morph_words;
+  int morph_normal, morph_tangent;
 } skn_gpu_plan;
 
 /* Validates desc for `call` (the whole first release's struct; the fields

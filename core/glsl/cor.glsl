@@ -6,7 +6,11 @@
 //   S = sum w_i S_i / sum w_i                     (S_i's 3x3)
 //   v = R S (v0 - p*) + sum w_i M_i p* / sum w_i
 //   n = normalize(R S^-T n0),  t = normalize(R S t0)
+//! vertex
 in vec4 skn_center;
+//! compute
+vec4 skn_center;  // from the rest record, set by main()
+//! common
 
 struct SknCor {
   vec4 q;
@@ -22,7 +26,7 @@ SknCor skn_cor_blend() {
   SknCor c = SknCor(vec4(0.0), vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0));
   vec4 pc = vec4(skn_center.xyz, 1.0);
   float wsum = 0.0;
-  for (int s = 0; s < SKN_INFLUENCES; ++s) {
+  for (int s = skn_first; s < skn_end; ++s) {
     int j = skn_joint(s);
     float w = skn_weight(s);
     vec4 real = skn_texel(j, SKN_DQ_TEXEL);

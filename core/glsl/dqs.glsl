@@ -21,7 +21,7 @@ SknDq skn_dq_blend() {
   if (skn_dq_done) return skn_dq;
   SknDq c = SknDq(vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
   float wsum = 0.0;
-  for (int s = 0; s < SKN_INFLUENCES; ++s) {
+  for (int s = skn_first; s < skn_end; ++s) {
     int j = skn_joint(s);
     float w = skn_weight(s);
     vec4 real = skn_texel(j, SKN_DQ_TEXEL);

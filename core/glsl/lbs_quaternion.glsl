@@ -2,9 +2,12 @@
 // Linear blend skinning, per-bone form (skn.h, SKN_METHOD_LBS_QUATERNION):
 // M_i = [s_i R(q_i) | t_i], the rotation q_i at joint texel 0 and (t_i, s_i)
 // at texel 1;  v = sum_i w_i (s_i R(q_i) v0 + t_i).
+//! compute
+void skn_lbs_prepare() {}  // nothing is shared between its calls
+//! common
 vec3 skn_lbs_position(vec3 p0) {
   vec3 p = vec3(0.0);
-  for (int s = 0; s < SKN_INFLUENCES; ++s) {
+  for (int s = skn_first; s < skn_end; ++s) {
     int j = skn_joint(s);
     vec4 ts = skn_texel(j, 1);
     p += skn_weight(s) * (ts.w * skn_rotate(skn_texel(j, 0), p0) + ts.xyz);
@@ -15,7 +18,7 @@ vec3 skn_lbs_position(vec3 p0) {
 // n = normalize(sum_i (w_i / s_i) R(q_i) n0)
 vec3 skn_lbs_normal(vec3 n0) {
   vec3 n = vec3(0.0);
-  for (int s = 0; s < SKN_INFLUENCES; ++s) {
+  for (int s = skn_first; s < skn_end; ++s) {
     int j = skn_joint(s);
     n += (skn_weight(s) / skn_texel(j, 1).w) * skn_rotate(skn_texel(j, 0), n0);
   }
@@ -26,7 +29,7 @@ vec3 skn_lbs_normal(vec3 n0) {
 // w negated where det A < 0.
 vec4 skn_lbs_tangent(vec4 t0) {
   vec3 c0 = vec3(0.0), c1 = vec3(0.0), c2 = vec3(0.0);
-  for (int s = 0; s < SKN_INFLUENCES; ++s) {
+  for (int s = skn_first; s < skn_end; ++s) {
     int j = skn_joint(s);
     vec4 q = skn_texel(j, 0);
     float ws = skn_weight(s) * skn_texel(j, 1).w;

@@ -3,7 +3,15 @@
 // vertex input skn_blend (skn_rig_gpu_attributes' blend_weights), computed as
 // the CPU does: LBS alone where b = 0, DQS alone where b = 1, normals and
 // tangents renormalized, a tangent's w from the method of the larger share.
+//! vertex
 in float skn_blend;
+//! compute
+float skn_blend;  // from the rest record, set by main()
+// main() makes the vertex's blends first (skin_lbs.glsl says why).
+void skn_prepare() {
+  if (skn_blend != 1.0) skn_lbs_blend();
+  if (skn_blend != 0.0) skn_dq_blend();
+}
 //! position
 // The skinned position of the vertex whose rest position is rest_position.
 vec3 skn_skin_position(vec3 rest_position) {

@@ -1,3 +1,8 @@
+//! compute
+// The compute shader's main() makes the vertex's blend first (skin_lbs.glsl says why).
+void skn_prepare() {
+  if (skn_center.w == 0.0) skn_lbs_blend(); else skn_cor_blend();
+}
 //! position
 // The skinned position of the vertex whose rest position is rest_position.
 vec3 skn_skin_position(vec3 rest_position) {

@@ -2,6 +2,11 @@
 // Both forms of LBS: skn_lbs_position(), skn_lbs_normal() and
 // skn_lbs_tangent() are the matrix form's (lbs.glsl) or the per-bone form's
 // (lbs_quaternion.glsl), whichever the text holds.
+//! compute
+// The compute shader's main() makes the vertex's blend first, unconditionally,
+// so that the skn_skin_* calls after it find it made (a blend made only where
+// a call happens to come first costs llvmpipe up to twice the time).
+void skn_prepare() { skn_lbs_prepare(); }
 //! position
 // The skinned position of the vertex whose rest position is rest_position.
 vec3 skn_skin_position(vec3 rest_position) {

@@ -58,6 +58,19 @@ void bench_goals(FILE *js, const double nt[3]); /* nt: the non-temporal copy cei
 
 /* bench_morph.c: skinning with morph targets against skinning alone. */
 void bench_morphs(FILE *js);
+/* Its targets: 50 with position and normal offsets, each moving 10% of n
+ * vertices, as a region (a run of vertices) or scattered; 5 of them
+ * weighted 0.5 by bench_morph_weights. */
+#define BENCH_MORPH_TARGETS 50u
+#define BENCH_MORPH_ACTIVE 5u
+typedef struct bench_morph_targets {
+  skn_morph_target targets[BENCH_MORPH_TARGETS];
+  uint32_t *vertices[BENCH_MORPH_TARGETS];
+  float *offsets[BENCH_MORPH_TARGETS];
+} bench_morph_targets;
+int bench_morph_targets_make(bench_morph_targets *m, uint32_t n, int scattered);
+void bench_morph_targets_free(bench_morph_targets *m);
+void bench_morph_weights(float *weights); /* BENCH_MORPH_TARGETS of them */
 
 /* A skin call's description (attrs 0: positions, 1: + normals, 2: + tangents). */
 skn_skin_desc bench_skin_desc(skn_method m, int attrs, uint32_t threads, float *p, float *n, float *t,
@@ -83,6 +96,11 @@ int bench_gpu(int argc, char **argv);
 struct skn_gl_api;
 struct skn_egl;
 int bench_gpu_draw(struct skn_gl_api *gl, struct skn_egl *egl, const uint32_t *sizes, uint32_t count);
+/* bench_gpu_compute.c: the compute path's rows at each size against a copy
+ * kernel in the same pipeline; vertex_rates: the vertex path's rows'
+ * vertices/s, by size and method (2 k + 0 LBS, + 1 DQS). es: the context
+ * is OpenGL ES. */
+int bench_gpu_compute(struct skn_gl_api *gl, int es, const uint32_t *sizes, uint32_t count, const double *vertex_rates);
 
 /* bench_against.c: `skn bench --against LIBRARY`. */
 int bench_against(int argc, char **argv);

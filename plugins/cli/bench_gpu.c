@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stdio.h>
+
 static const char *VERTEX_MAIN =
     "in vec3 skn_rest_position;\nin vec3 skn_rest_normal;\nout vec3 out_position;\nout vec3 out_normal;\n"
     "void main() {\n  out_position = skn_skin_position(skn_rest_position);\n"
@@ -40,6 +42,8 @@ typedef struct gpu_bench {
   GLuint feedback, query;
   int has_timer;
   double copy;   /* the baseline's frame rate at this size, vertices/s */
+  double vertex_rates[16]; /* by size and method (LBS, DQS): the rows' frame rates, for the compute rows */
+  uint32_t size;           /* the size's index */
 } gpu_bench;
 
 /* One frame: upload the palette, skin every vertex into the feedback
@@ -84,6 +88,7 @@ static void check_result(gpu_bench *g, const bench_rig *b, const float *p, const
 static int bench_method(gpu_bench *g, const bench_rig *b, skn_method m, int copy, float *p, float *n, int reps) {
   const char *varyings[2] = {"out_position", "out_normal"};
   skn_gl_desc d = {sizeof d};
+  d.path = SKN_GL_PATH_VERTEX; /* these rows are the vertex path; bench_gpu_compute.c has the compute path's */
   d.loader = skn_egl_loader;
   d.method = m;
   d.outputs = SKN_GPU_NORMALS;
@@ -106,6 +111,7 @@ static int bench_method(gpu_bench *g, const bench_rig *b, skn_method m, int copy
     printf("%-5s %10u %11.1f %11.1f %11s %7s\n", "copy", b->n, b->n / wall / 1e6, b->n / td / 1e6, query, "100%");
   } else {
     double cpu = bench_time_skin(b, m, 1, 0, p, n, NULL, reps, SKN_STORES_AUTO), dp, dn, c = b->n / cpu / 1e6;
+    g->vertex_rates[2 * g->size + (m == SKN_METHOD_DQS)] = b->n / wall;
     check_result(g, b, p, n, &dp, &dn);
     printf("%-5s %10u %11.1f %11.1f %11s %6.0f%% %11.1f %8.2fx %9.1e %9.1e\n", BENCH_METHOD_NAMES[m], b->n, b->n / wall / 1e6,
            b->n / td / 1e6, query, 100.0 * b->n / wall / g->copy, c, b->n / wall / 1e6 / c, dp, dn);
@@ -150,6 +156,7 @@ int bench_gpu(int argc, char **argv) {
   int rc = EXIT_OK;
   for (uint32_t k = 0; k < count && !rc; ++k) {
     bench_rig b;
+    g.size = k;
     if (!bench_make_rig(&b, sizes[k], 4, SKN_LAYOUT_FULL)) return fail_input("bench rig");
     float *p = malloc((size_t)b.n * 12), *n = malloc((size_t)b.n * 12);
     if (!p || !n) rc = fail_input("out of memory");
@@ -165,6 +172,12 @@ int bench_gpu(int argc, char **argv) {
          "of copy: frame over the copy row's (the same draw with a shader that only copies the rest position\n"
          "and normal: the vertex pipeline's own ceiling); GPU/CPU: frame over CPU. pos diff: the worst GPU - CPU position over the chain's length (64);\n"
          "nrm diff: the worst normal's.\n");
+  int major = 0, minor = 0;
+  sscanf((const char *)g.gl.GetString(GL_VERSION), "%d.%d", &major, &minor);
+  if (!rc && g.gl.DispatchCompute && major * 10 + minor >= 43)
+    rc = bench_gpu_compute(&g.gl, 0, sizes, count, g.vertex_rates);
+  else if (!rc)
+    printf("\ncompute path: this context (OpenGL %d.%d) has no compute shaders\n", major, minor);
   if (!rc) rc = bench_gpu_draw(&g.gl, egl, sizes, count);
   g.gl.DeleteQueries(1, &g.query);
   g.gl.DeleteBuffers(1, &g.feedback);

@@ -228,6 +228,7 @@ static size_t pixels_differing(const unsigned char *a, const unsigned char *b, s
 static int draw_row(draw_bench *d, skn_method m, int reps) {
   skn_gl_desc g = {sizeof g};
   g.loader = skn_egl_loader, g.method = m, g.outputs = SKN_GPU_NORMALS;
+  g.path = SKN_GL_PATH_VERTEX; /* the offload row is the vertex path, as the Blender add-on draws */
   g.vertex_main = VERTEX_MAIN, g.fragment_main = FRAGMENT_MAIN;
   g.indices = d->tris, g.index_count = d->tri_count * 3;
   skn_gl *sg = NULL;

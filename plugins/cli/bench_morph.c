@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TARGETS 50u
-#define ACTIVE 5u
+#define TARGETS BENCH_MORPH_TARGETS
+#define ACTIVE BENCH_MORPH_ACTIVE
 
 static uint64_t mix(uint64_t x) { /* splitmix64's finaliser: a fixed pseudo-random choice per (vertex, target) */
   x += 0x9E3779B97F4A7C15ull;
@@ -23,18 +23,12 @@ static uint64_t mix(uint64_t x) { /* splitmix64's finaliser: a fixed pseudo-rand
   return x ^ (x >> 31);
 }
 
-typedef struct morph_data {
-  skn_morph_target targets[TARGETS];
-  uint32_t *vertices[TARGETS];
-  float *offsets[TARGETS];
-} morph_data;
-
-static int make_targets(morph_data *m, uint32_t n, int scattered) {
+int bench_morph_targets_make(bench_morph_targets *m, uint32_t n, int scattered) {
   memset(m, 0, sizeof *m);
   uint32_t each = n / 10;
   for (uint32_t t = 0; t < TARGETS; ++t) {
-    m->vertices[t] = malloc((size_t)n / 5 * sizeof(uint32_t)); /* room for a scattered target's ~10% */
-    m->offsets[t] = malloc((size_t)n / 5 * 6 * sizeof(float));
+    m->vertices[t] = malloc((size_t)n / 5 * sizeof(uint32_t) + 4); /* room for a scattered target's ~10% */
+    m->offsets[t] = malloc((size_t)n / 5 * 6 * sizeof(float) + 4);
     if (!m->vertices[t] || !m->offsets[t]) return 0;
     uint32_t count = 0, start = (uint32_t)((uint64_t)t * (n - each) / TARGETS);
     for (uint32_t v = scattered ? 0 : start; scattered ? v < n : v < start + each; ++v) {
@@ -49,21 +43,26 @@ static int make_targets(morph_data *m, uint32_t n, int scattered) {
   return 1;
 }
 
-static void free_targets(morph_data *m) {
+void bench_morph_targets_free(bench_morph_targets *m) {
   for (uint32_t t = 0; t < TARGETS; ++t) free(m->vertices[t]), free(m->offsets[t]);
 }
 
+void bench_morph_weights(float *weights) {
+  memset(weights, 0, TARGETS * sizeof *weights);
+  for (uint32_t a = 0; a < ACTIVE; ++a) weights[a * (TARGETS / ACTIVE)] = 0.5f;
+}
+
 static void morph_row(uint32_t n, int scattered, FILE *js, int *rows) {
-  morph_data m;
+  bench_morph_targets m;
   bench_rig br;
-  if (!make_targets(&m, n, scattered) || !bench_make_morph_rig(&br, n, 4, SKN_LAYOUT_FULL, m.targets, TARGETS)) {
-    free_targets(&m);
+  if (!bench_morph_targets_make(&m, n, scattered) || !bench_make_morph_rig(&br, n, 4, SKN_LAYOUT_FULL, m.targets, TARGETS)) {
+    bench_morph_targets_free(&m);
     printf("(morph rig: out of memory)\n");
     return;
   }
-  free_targets(&m); /* the rig has its own copy */
-  float zero[TARGETS] = {0}, set[TARGETS] = {0};
-  for (uint32_t a = 0; a < ACTIVE; ++a) set[a * (TARGETS / ACTIVE)] = 0.5f;
+  bench_morph_targets_free(&m); /* the rig has its own copy */
+  float zero[TARGETS] = {0}, set[TARGETS];
+  bench_morph_weights(set);
   void *p = NULL, *nn = NULL;
   if (posix_memalign(&p, 64, (size_t)n * 12) || posix_memalign(&nn, 64, (size_t)n * 12)) return;
   for (uint32_t th = 1; th <= 2; ++th) {

@@ -82,6 +82,7 @@ typedef uint64_t GLuint64;
 #define GL_STATIC_DRAW 0x88E4
 #define GL_STREAM_DRAW 0x88E0
 #define GL_DYNAMIC_DRAW 0x88E8
+#define GL_DYNAMIC_COPY 0x88EA
 #define GL_STREAM_READ 0x88E1
 #define GL_MAP_READ_BIT 0x0001
 #define GL_VERTEX_SHADER 0x8B31
@@ -105,10 +106,25 @@ typedef uint64_t GLuint64;
 #define GL_FRAMEBUFFER_COMPLETE 0x8CD5
 #define GL_TIME_ELAPSED 0x88BF
 #define GL_QUERY_RESULT 0x8866
+/* compute shaders and storage buffers (OpenGL 4.3, OpenGL ES 3.1) */
+#define GL_COMPUTE_SHADER 0x91B9
+#define GL_SHADER_STORAGE_BUFFER 0x90D2
+#define GL_SHADER_STORAGE_BUFFER_BINDING 0x90D3
+#define GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS 0x90DD
+#define GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS 0x90DB
+#define GL_MAX_SHADER_STORAGE_BLOCK_SIZE 0x90DE
+#define GL_MAX_COMPUTE_WORK_GROUP_COUNT 0x91BE
+#define GL_SHADER_STORAGE_BARRIER_BIT 0x00002000
+#define GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT 0x00000001
+#define GL_ELEMENT_ARRAY_BARRIER_BIT 0x00000002
+#define GL_BUFFER_UPDATE_BARRIER_BIT 0x00000200
+#define GL_TRANSFORM_FEEDBACK_BARRIER_BIT 0x00000800
+#define GL_MAP_WRITE_BIT 0x0002
 
 /* X(return type, name, parameters, required): every call the adapter's
  * sources make. `required` 0 marks the ones a context may lack (texture
- * buffers and timer queries are not in OpenGL ES 3.0). */
+ * buffers and timer queries are not in OpenGL ES 3.0, compute shaders not
+ * before OpenGL 4.3 / ES 3.1). */
 #define SKN_GL_FUNCTIONS(X)                                                                              \
   X(const GLubyte *, GetString, (GLenum name), 1)                                                        \
   X(void, GetIntegerv, (GLenum pname, GLint *data), 1)                                                   \
@@ -183,7 +199,12 @@ typedef uint64_t GLuint64;
   X(void, BeginQuery, (GLenum target, GLuint id), 1)                                                     \
   X(void, EndQuery, (GLenum target), 1)                                                                  \
   X(void, TexBuffer, (GLenum target, GLenum internalformat, GLuint buffer), 0)                           \
-  X(void, GetQueryObjectui64v, (GLuint id, GLenum pname, GLuint64 *params), 0)
+  X(void, GetQueryObjectui64v, (GLuint id, GLenum pname, GLuint64 *params), 0)                        \
+  X(void, Uniform1ui, (GLint location, GLuint v0), 1)                                                    \
+  X(void, Uniform1f, (GLint location, GLfloat v0), 1)                                                    \
+  X(void, GetIntegeri_v, (GLenum target, GLuint index, GLint *data), 1)                                  \
+  X(void, DispatchCompute, (GLuint x, GLuint y, GLuint z), 0)                                            \
+  X(void, MemoryBarrier, (GLbitfield barriers), 0)
 
 /* The calls, loaded: gl.GetString(GL_VERSION). */
 typedef struct skn_gl_api {

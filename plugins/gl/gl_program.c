@@ -1,8 +1,11 @@
-/* gl_program.c — the adapter's program: skn's GLSL (skn_glsl_source) with
+/* gl_program.c — the adapter's programs. The draw program: skn's GLSL
+ * (skn_glsl_source, the vertex path) or the compute path's draw preamble —
+ * skn_skin_position() and its kin returning what the dispatch wrote — with
  * the host's vertex main after it, the host's fragment shader, linked with
- * its transform feedback outputs, the palette attached to its unit. A
- * compile or link failure comes back with GL's log, its line numbers in the
- * host's own text (source string 1, by #line). */
+ * its transform feedback outputs, the palette attached to its unit. The
+ * compute programs: skn_glsl_source's compute text alone. A compile or link
+ * failure comes back with GL's log, its line numbers in the host's own text
+ * (source string 1, by #line). */
 #include "gl_internal.h"
 
 #include <stdio.h>
@@ -29,8 +32,9 @@ static skn_status compile(const skn_gl *g, GLenum type, const char *const *parts
   g->gl.CompileShader(shader);
   g->gl.GetShaderiv(shader, GL_COMPILE_STATUS, &ok);
   if (!ok) {
-    skn_status s = log_failure(g, shader, 0, type == GL_VERTEX_SHADER ? "the vertex shader does not compile"
-                                                                      : "the fragment shader does not compile");
+    skn_status s = log_failure(g, shader, 0, type == GL_VERTEX_SHADER     ? "the vertex shader does not compile"
+                                             : type == GL_COMPUTE_SHADER ? "skn's compute shader does not compile"
+                                                                         : "the fragment shader does not compile");
     g->gl.DeleteShader(shader);
     return s;
   }
@@ -38,19 +42,77 @@ static skn_status compile(const skn_gl *g, GLenum type, const char *const *parts
   return SKN_OK;
 }
 
-/* The vertex shader: skn's text (its #version first), then the host's. */
-static skn_status vertex_shader(const skn_gl *g, const skn_gl_desc *d, GLuint *out) {
+/* skn_glsl_source's text for gpu, allocated. */
+static skn_status glsl_text(const skn_gpu_desc *gpu, char **out) {
   size_t length = 0;
-  skn_status s = skn_glsl_source(&g->gpu, NULL, 0, &length);
+  skn_status s = skn_glsl_source(gpu, NULL, 0, &length);
   char *text = s == SKN_OK ? malloc(length + 1) : NULL;
   if (s == SKN_OK && !text) s = skn_set_error(SKN_ERR_OUT_OF_MEMORY, "skn_gl_create: out of memory for the GLSL");
-  if (s == SKN_OK) s = skn_glsl_source(&g->gpu, text, length + 1, &length);
+  if (s == SKN_OK) s = skn_glsl_source(gpu, text, length + 1, &length);
+  if (s != SKN_OK) free(text), text = NULL;
+  *out = text;
+  return s;
+}
+
+/* The compute path's stand-ins for skn's functions: the host's vertex main
+ * is the same on both paths, and reads here what the dispatch wrote. */
+static void draw_preamble(const skn_gl *g, char *text, size_t size) {
+  uint32_t outputs = g->gpu.outputs;
+  snprintf(text, size,
+           "%sprecision highp float;\nprecision highp int;\n"
+           "// skn's compute path: the dispatch's output, that skn_skin_*() return\n"
+           "in vec3 skn_skinned_position;\n"
+           "vec3 skn_skin_position(vec3 rest_position) { return skn_skinned_position; }\n%s%s%s",
+           g->dialect == SKN_GLSL_300_ES ? "#version 300 es\n" : "#version 330 core\n",
+           outputs & SKN_GPU_NORMALS
+               ? "in vec3 skn_skinned_normal;\nvec3 skn_skin_normal(vec3 rest_normal) { return skn_skinned_normal; }\n"
+               : "",
+           outputs & SKN_GPU_TANGENTS ? "in vec4 skn_skinned_tangent;\n"
+                                        "vec4 skn_skin_tangent(vec4 rest_tangent) { return skn_skinned_tangent; }\n"
+                                      : "",
+           g->flags & SKN_GL_PREVIOUS_POSITIONS
+               ? "in vec3 skn_skinned_previous;\n"
+                 "vec3 skn_skin_previous_position(vec3 rest_position) { return skn_skinned_previous; }\n"
+               : "");
+}
+
+/* The vertex shader: skn's text or the draw preamble (its #version first),
+ * then the host's. */
+static skn_status vertex_shader(const skn_gl *g, const skn_gl_desc *d, GLuint *out) {
+  char preamble[1024], *text = NULL;
+  skn_status s = SKN_OK;
+  if (g->path == SKN_GL_PATH_COMPUTE)
+    draw_preamble(g, preamble, sizeof preamble);
+  else
+    s = glsl_text(&g->gpu, &text);
   if (s == SKN_OK) {
-    const char *parts[3] = {text, "#line 1 1\n", d->vertex_main};
+    const char *parts[3] = {text ? text : preamble, "#line 1 1\n", d->vertex_main};
     s = compile(g, GL_VERTEX_SHADER, parts, 3, out);
   }
   free(text);
   return s;
+}
+
+skn_status skn__gl_compute_program(const skn_gl *g, const skn_gpu_desc *gpu, GLuint *out) {
+  char *text = NULL;
+  GLuint shader = 0;
+  skn_status s = glsl_text(gpu, &text);
+  if (s == SKN_OK) s = compile(g, GL_COMPUTE_SHADER, (const char *const *)&text, 1, &shader);
+  free(text);
+  if (s != SKN_OK) return s;
+  GLuint program = g->gl.CreateProgram();
+  GLint ok = 0;
+  g->gl.AttachShader(program, shader);
+  g->gl.LinkProgram(program);
+  g->gl.DeleteShader(shader);
+  g->gl.GetProgramiv(program, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    s = log_failure(g, program, 1, "skn's compute program does not link");
+    g->gl.DeleteProgram(program);
+    return s;
+  }
+  *out = program;
+  return SKN_OK;
 }
 
 static skn_status fragment_shader(const skn_gl *g, const skn_gl_desc *d, GLuint *out) {
@@ -66,6 +128,7 @@ static skn_status attach_palette(skn_gl *g) {
   const skn_gl_api *gl = &g->gl;
   GLint units = 0;
   g->palette_sampler = -1;
+  if (g->path == SKN_GL_PATH_COMPUTE) return SKN_OK; /* the draw reads no palette */
   if (g->palette == SKN_GL_PALETTE_UNIFORM_BLOCK) {
     gl->GetIntegerv(GL_MAX_UNIFORM_BUFFER_BINDINGS, &units);
     if ((GLint)g->palette_unit >= units) goto no_unit;

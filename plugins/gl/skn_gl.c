@@ -1,9 +1,11 @@
 /* skn_gl.c — the OpenGL adapter (skn_gl.h): a context's version and limits
- * decide the GLSL dialect and where the palette lives; the rig's inputs go
- * into one interleaved vertex buffer; the palette is uploaded whole each
- * frame. The program is built by gl_program.c. Everything the adapter knows
- * of skinning it takes from abi/skn.h (skn_glsl_source, skn_gpu_layout_get,
- * skn_rig_gpu_attributes, skn_pose_gpu_palette). */
+ * decide the path (the compute path is gl_compute.c), the GLSL dialect and,
+ * on the vertex path, where the palette lives; there the rig's inputs go
+ * into one interleaved vertex buffer and the palette is uploaded whole each
+ * frame. The programs are built by gl_program.c. Everything the adapter
+ * knows of skinning it takes from abi/skn.h (skn_glsl_source,
+ * skn_gpu_layout_get, skn_rig_gpu_attributes, skn_rig_gpu_buffers,
+ * skn_pose_gpu_palette). */
 #include "gl_internal.h"
 
 #include <stdint.h>
@@ -25,6 +27,7 @@ static skn_status context_dialect(skn_gl *g) {
     return skn_set_error(SKN_ERR_UNSUPPORTED, msg);
   }
   g->dialect = es ? SKN_GLSL_300_ES : SKN_GLSL_330;
+  g->version = major * 10 + minor;
   return SKN_OK;
 }
 
@@ -111,7 +114,7 @@ static void state_restore(const skn_gl *g, const gl_state *s) {
 }
 
 /* SKN_OK, or the first GL error pending, named, after `what`. */
-static skn_status gl_check(const skn_gl *g, const char *what) {
+skn_status skn__gl_check(const skn_gl *g, const char *what) {
   GLenum e = g->gl.GetError();
   if (e == GL_NO_ERROR) return SKN_OK;
   while (g->gl.GetError() != GL_NO_ERROR) {}
@@ -221,7 +224,7 @@ static skn_status make_vertex_array(skn_gl *g, const skn_rig *rig, const skn_gl_
     g->gl.BufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)d->index_count * 4, d->indices, GL_STATIC_DRAW);
     g->index_count = d->index_count;
   }
-  return s == SKN_OK ? gl_check(g, "skn_gl_create: the vertex array") : s;
+  return s == SKN_OK ? skn__gl_check(g, "skn_gl_create: the vertex array") : s;
 }
 
 /* ---- the palette ---- */
@@ -253,20 +256,50 @@ static skn_status make_palette(skn_gl *g) {
     gl->TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, (GLsizei)g->tex_width, (GLsizei)g->tex_height, 0, GL_RGBA,
                    GL_FLOAT, g->staging);
   }
-  return gl_check(g, "skn_gl_create: the palette");
+  return skn__gl_check(g, "skn_gl_create: the palette");
 }
 
 /* ---- the calls ---- */
 
-static skn_status check_desc(const skn_rig *rig, const skn_gl_desc *d, skn_gl **out) {
-  if (!rig || !d || !out) return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_create: rig, desc and out are required");
-  if (d->struct_size < sizeof *d) return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_create: struct_size is smaller than skn_gl_desc");
+#define SKN_GL_DESC_V1_SIZE offsetof(skn_gl_desc, path) /* before 1.4's fields */
+
+/* The host's desc in full (the fields past its struct_size zero), checked. */
+static skn_status check_desc(const skn_gl_desc *in, skn_gl_desc *d) {
+  if (in->struct_size < SKN_GL_DESC_V1_SIZE)
+    return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_create: struct_size is smaller than skn_gl_desc");
+  memset(d, 0, sizeof *d);
+  memcpy(d, in, in->struct_size < sizeof *d ? in->struct_size : sizeof *d);
   if (!d->loader) return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_create: desc.loader is required");
   if (!d->vertex_main) return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_create: desc.vertex_main is required");
   if ((unsigned)d->palette > SKN_GL_PALETTE_TEXTURE_2D)
     return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_create: desc.palette is not a skn_gl_palette");
   if (d->feedback_count && !d->feedback_varyings)
     return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_create: feedback_count without feedback_varyings");
+  if ((unsigned)d->path > SKN_GL_PATH_COMPUTE)
+    return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_create: desc.path is not a skn_gl_path");
+  if (d->flags & ~(uint32_t)SKN_GL_PREVIOUS_POSITIONS)
+    return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_create: desc.flags has bits that are not SKN_GL_*");
+  return SKN_OK;
+}
+
+/* The path: the host's, or compute where the context has it. What only
+ * the compute path does is refused on the vertex path, with the reason. */
+static skn_status choose_path(skn_gl *g, const skn_gl_desc *d, uint32_t rig_count) {
+  int compute = skn__gl_compute_available(g);
+  char msg[480];
+  if (d->path == SKN_GL_PATH_COMPUTE && !compute) {
+    snprintf(msg, sizeof msg, "skn_gl_create: no compute path: %s", g->reason);
+    return skn_set_error(SKN_ERR_UNSUPPORTED, msg);
+  }
+  g->path = d->path == SKN_GL_PATH_VERTEX || !compute ? SKN_GL_PATH_VERTEX : SKN_GL_PATH_COMPUTE;
+  if (d->path == SKN_GL_PATH_VERTEX) snprintf(g->reason, sizeof g->reason, "the host asked the vertex path");
+  g->path_reason = g->reason;
+  const char *needs = rig_count > 1 ? "several rigs a dispatch" : d->instances > 1 ? "several instances"
+                      : d->flags & SKN_GL_PREVIOUS_POSITIONS ? "previous positions" : NULL;
+  if (g->path == SKN_GL_PATH_VERTEX && needs) {
+    snprintf(msg, sizeof msg, "skn_gl_create: %s need the compute path (%s)", needs, g->reason);
+    return skn_set_error(SKN_ERR_UNSUPPORTED, msg);
+  }
   return SKN_OK;
 }
 
@@ -293,32 +326,74 @@ static skn_status plan(skn_gl *g, const skn_gl_desc *d, const skn_rig_info *info
   return SKN_OK;
 }
 
-SKN_API skn_status skn_gl_create(const skn_rig *rig, const skn_gl_desc *desc, skn_gl **out) {
-  skn_status s = check_desc(rig, desc, out);
+/* The vertex path's objects: the program, the vertex array, the palette. */
+static skn_status create_vertex_path(skn_gl *g, const skn_rig *rig, const skn_gl_desc *d) {
+  skn_rig_info info = {sizeof info};
+  skn_status s = skn_rig_info_get(rig, &info);
+  if (s != SKN_OK) return s;
+  g->joint_count = info.joint_count;
+  g->vertex_count = info.vertex_count;
+  g->morph_count = info.morph_target_count;
+  if ((s = plan(g, d, &info)) == SKN_OK) s = skn__gl_program(g, d);
+  if (s == SKN_OK) s = make_vertex_array(g, rig, d, info.flags);
+  if (s == SKN_OK) s = make_palette(g);
+  return s;
+}
+
+/* The compute path's draw: the host's program over job 0's output, the
+ * rest inputs it reads checked against the rest records. */
+static skn_status create_compute_draw(skn_gl *g, const skn_gl_desc *d) {
+  static const struct { const char *name; uint32_t output; } REST[2] = {{"skn_rest_normal", SKN_GPU_NORMALS},
+                                                                         {"skn_rest_tangent", SKN_GPU_TANGENTS}};
+  skn_status s = skn__gl_program(g, d);
+  for (int k = 0; s == SKN_OK && k < 2; ++k)
+    if (reads(g, REST[k].name) && !(g->gpu.outputs & REST[k].output)) {
+      char msg[200];
+      snprintf(msg, sizeof msg, "skn_gl_create: the vertex shader reads %s; on the compute path the rest records hold "
+               "it only where desc.outputs asks the %s", REST[k].name, k ? "tangents" : "normals");
+      s = skn_set_error(SKN_ERR_INVALID_ARGUMENT, msg);
+    }
+  if (s != SKN_OK) return s;
+  g->gl.GenVertexArrays(1, &g->vertex_array);
+  skn__gl_compute_attach(g, 0);
+  if (d->indices && d->index_count) {
+    g->gl.GenBuffers(1, &g->index_buffer);
+    g->gl.BindBuffer(GL_ELEMENT_ARRAY_BUFFER, g->index_buffer);
+    g->gl.BufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)d->index_count * 4, d->indices, GL_STATIC_DRAW);
+    g->index_count = d->index_count;
+  }
+  return skn__gl_check(g, "skn_gl_create: the vertex array");
+}
+
+SKN_API skn_status skn_gl_create_many(const skn_rig *const *rigs, uint32_t rig_count, const skn_gl_desc *desc,
+                                      skn_gl **out) {
+  if (!rigs || !rig_count || !desc || !out)
+    return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_create: rigs (at least one), desc and out are required");
+  for (uint32_t r = 0; r < rig_count; ++r)
+    if (!rigs[r]) return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_create: a rig is NULL");
+  skn_gl_desc d;
+  skn_status s = check_desc(desc, &d);
   if (s != SKN_OK) return s;
   skn_gl *g = calloc(1, sizeof *g);
   if (!g) return skn_set_error(SKN_ERR_OUT_OF_MEMORY, "skn_gl_create: out of memory");
-  const char *missing = skn_gl_api_load(&g->gl, desc->loader);
+  const char *missing = skn_gl_api_load(&g->gl, d.loader);
   if (missing) {
     char msg[128];
     snprintf(msg, sizeof msg, "skn_gl_create: the loader has no %s", missing);
     free(g);
     return skn_set_error(SKN_ERR_UNSUPPORTED, msg);
   }
-  skn_rig_info info = {sizeof info};
-  s = skn_rig_info_get(rig, &info);
-  if (s == SKN_OK) s = context_dialect(g);
-  if (s != SKN_OK) return free(g), s;
-  g->joint_count = info.joint_count;
-  g->vertex_count = info.vertex_count;
-  g->palette_unit = desc->palette_unit;
+  if ((s = context_dialect(g)) != SKN_OK) return free(g), s;
+  g->palette_unit = d.palette_unit;
+  g->flags = d.flags;
+  g->rig_count = rig_count;
   while (g->gl.GetError() != GL_NO_ERROR) {} /* what was pending is not ours to report */
   gl_state saved;
   state_save(g, &saved);
-  s = plan(g, desc, &info);
-  if (s == SKN_OK) s = skn__gl_program(g, desc);
-  if (s == SKN_OK) s = make_vertex_array(g, rig, desc, info.flags);
-  if (s == SKN_OK) s = make_palette(g);
+  s = choose_path(g, &d, rig_count);
+  if (s == SKN_OK && g->path == SKN_GL_PATH_VERTEX) s = create_vertex_path(g, rigs[0], &d);
+  if (s == SKN_OK && g->path == SKN_GL_PATH_COMPUTE) s = skn__gl_compute_create(g, rigs, &d);
+  if (s == SKN_OK && g->path == SKN_GL_PATH_COMPUTE) s = create_compute_draw(g, &d);
   state_restore(g, &saved);
   if (s != SKN_OK) {
     skn_gl_destroy(g);
@@ -328,10 +403,39 @@ SKN_API skn_status skn_gl_create(const skn_rig *rig, const skn_gl_desc *desc, sk
   return SKN_OK;
 }
 
+SKN_API skn_status skn_gl_create(const skn_rig *rig, const skn_gl_desc *desc, skn_gl **out) {
+  if (!rig || !desc || !out) return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_create: rig, desc and out are required");
+  return skn_gl_create_many(&rig, 1, desc, out);
+}
+
+/* The vertex path applies no morph targets: a pose that has some active is
+ * refused rather than drawn without them. */
+static skn_status check_no_morphs(const skn_gl *g, const skn_pose *pose) {
+  float w[64];
+  for (uint32_t first = 0; first < g->morph_count; first += 64) {
+    uint32_t n = g->morph_count - first < 64 ? g->morph_count - first : 64;
+    skn_status s = skn_pose_morph_weights(pose, first, n, w);
+    if (s != SKN_OK) return s;
+    for (uint32_t k = 0; k < n; ++k)
+      if (w[k] != 0.0f) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "skn_gl_update: morph target %u has weight %g; the vertex path applies no morph "
+                 "targets (the compute path does: OpenGL 4.3 / ES 3.1)", first + k, (double)w[k]);
+        return skn_set_error(SKN_ERR_UNSUPPORTED, msg);
+      }
+  }
+  return SKN_OK;
+}
+
 SKN_API skn_status skn_gl_update(skn_gl *g, const skn_pose *pose) {
   if (!g || !pose) return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_update: gl and pose are required");
+  if (g->path == SKN_GL_PATH_COMPUTE) {
+    skn_status s = skn__gl_compute_set_pose(g, 0, pose);
+    return s == SKN_OK ? skn__gl_compute_dispatch(g) : s;
+  }
   size_t bytes = (size_t)g->joint_count * g->vec4s * 16;
-  skn_status s = skn_pose_gpu_palette(pose, &g->gpu, g->staging, bytes);
+  skn_status s = check_no_morphs(g, pose);
+  if (s == SKN_OK) s = skn_pose_gpu_palette(pose, &g->gpu, g->staging, bytes);
   if (s != SKN_OK) return s;
   const skn_gl_api *gl = &g->gl;
   gl_state saved;
@@ -348,7 +452,39 @@ SKN_API skn_status skn_gl_update(skn_gl *g, const skn_pose *pose) {
     gl->BufferData(target, (GLsizeiptr)g->staging_bytes, g->staging, GL_STREAM_DRAW);
   }
   state_restore(g, &saved);
-  return gl_check(g, "skn_gl_update: the palette upload");
+  return skn__gl_check(g, "skn_gl_update: the palette upload");
+}
+
+static skn_status need_compute(const skn_gl *g, const char *call) {
+  if (!g) return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl: gl is required");
+  if (g->path == SKN_GL_PATH_COMPUTE) return SKN_OK;
+  char msg[400];
+  snprintf(msg, sizeof msg, "%s: the adapter took the vertex path (%s); use skn_gl_update", call, g->reason);
+  return skn_set_error(SKN_ERR_UNSUPPORTED, msg);
+}
+
+SKN_API skn_status skn_gl_set_pose(skn_gl *g, uint32_t job, const skn_pose *pose) {
+  skn_status s = need_compute(g, "skn_gl_set_pose");
+  if (s == SKN_OK && !pose) s = skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_set_pose: pose is required");
+  return s == SKN_OK ? skn__gl_compute_set_pose(g, job, pose) : s;
+}
+
+SKN_API skn_status skn_gl_dispatch(skn_gl *g) {
+  skn_status s = need_compute(g, "skn_gl_dispatch");
+  return s == SKN_OK ? skn__gl_compute_dispatch(g) : s;
+}
+
+SKN_API skn_status skn_gl_bind_job(skn_gl *g, uint32_t job) {
+  if (!g) return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_bind_job: gl is required");
+  uint32_t count = g->path == SKN_GL_PATH_COMPUTE ? g->job_count : 1;
+  if (job >= count) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "skn_gl_bind_job: job %u is past the adapter's %u", job, count);
+    return skn_set_error(SKN_ERR_INDEX_OUT_OF_RANGE, msg);
+  }
+  skn_gl_bind(g);
+  if (g->path == SKN_GL_PATH_COMPUTE) skn__gl_compute_attach(g, job);
+  return SKN_OK;
 }
 
 SKN_API void skn_gl_bind(const skn_gl *g) {
@@ -356,6 +492,7 @@ SKN_API void skn_gl_bind(const skn_gl *g) {
   const skn_gl_api *gl = &g->gl;
   gl->UseProgram(g->program);
   gl->BindVertexArray(g->vertex_array);
+  if (g->path == SKN_GL_PATH_COMPUTE) return; /* the draw reads the output, no palette */
   if (g->palette_sampler >= 0) gl->Uniform1i(g->palette_sampler, (GLint)g->palette_unit);
   if (g->palette == SKN_GL_PALETTE_UNIFORM_BLOCK) {
     gl->BindBufferRange(GL_UNIFORM_BUFFER, g->palette_unit, g->palette_buffer, 0, (GLsizeiptr)g->staging_bytes);
@@ -369,7 +506,16 @@ SKN_API skn_status skn_gl_info_get(const skn_gl *g, skn_gl_info *out) {
   if (!g || !out) return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_info_get: gl and out are required");
   skn_gl_info info = {sizeof info, g->program, g->vertex_array, g->palette, g->dialect,
                       (uint32_t)((size_t)g->joint_count * g->vec4s * 16), g->vertex_count, g->index_count,
-                      g->influences};
+                      g->influences, g->path, g->path_reason, 0, 0, 0, 0, 0, 1};
+  if (g->path == SKN_GL_PATH_COMPUTE) {
+    info.dialect = g->gpu.dialect;
+    info.output_buffer = g->output_buffer;
+    info.output_floats = g->layout.output_floats;
+    info.output_normal = g->layout.output_normal;
+    info.output_tangent = g->layout.output_tangent;
+    info.output_previous = g->layout.output_previous;
+    info.job_count = g->job_count;
+  }
   uint32_t want = out->struct_size;
   memcpy(out, &info, want < sizeof info ? want : sizeof info);
   out->struct_size = want;
@@ -385,6 +531,7 @@ SKN_API void skn_gl_destroy(skn_gl *g) {
   for (int k = 0; k < 3; ++k)
     if (buffers[k]) gl->DeleteBuffers(1, &buffers[k]);
   if (g->palette_texture) gl->DeleteTextures(1, &g->palette_texture);
+  skn__gl_compute_destroy(g);
   free(g->staging);
   free(g);
 }

@@ -56,6 +56,30 @@ static int feedback(const skn_gl *g, uint32_t n, uint32_t floats, float *out) {
   return mapped && !e;
 }
 
+int read_output(const skn_gl *g, size_t first_record, uint32_t n, float *pos, float *nrm, float *tan, float *prev) {
+  skn_gl_info info = {sizeof info};
+  if (skn_gl_info_get(g, &info) != SKN_OK || info.path != SKN_GL_PATH_COMPUTE) return 0;
+  uint32_t f = info.output_floats;
+  GLint previous = 0;
+  gl.GetIntegerv(GL_ARRAY_BUFFER_BINDING, &previous);
+  gl.BindBuffer(GL_ARRAY_BUFFER, info.output_buffer);
+  size_t first = first_record * f * sizeof(float);
+  const float *m = gl.MapBufferRange(GL_ARRAY_BUFFER, (GLintptr)first, (GLsizeiptr)((size_t)n * f * sizeof(float)),
+                                     GL_MAP_READ_BIT);
+  for (uint32_t v = 0; m && v < n; ++v) {
+    const float *r = m + (size_t)v * f;
+    if (pos) memcpy(pos + v * 3, r, 12);
+    if (nrm && info.output_normal != SKN_GPU_ABSENT) memcpy(nrm + v * 3, r + info.output_normal, 12);
+    if (tan && info.output_tangent != SKN_GPU_ABSENT) memcpy(tan + v * 4, r + info.output_tangent, 16);
+    if (prev && info.output_previous != SKN_GPU_ABSENT) memcpy(prev + v * 3, r + info.output_previous, 12);
+  }
+  if (m) gl.UnmapBuffer(GL_ARRAY_BUFFER);
+  gl.BindBuffer(GL_ARRAY_BUFFER, (GLuint)previous);
+  GLenum e = gl.GetError();
+  if (e) fprintf(stderr, "   reading the output: %s\n", skn_gl_error_name(e));
+  return m && !e;
+}
+
 skn_status gpu_skin(const posed *p, const gpu_case *c, float *pos, float *nrm, float *tan, skn_gl_info *info) {
   static const char *const ALL[3] = {"out_position", "out_normal", "out_tangent"};
   const char *varyings[3];
@@ -74,12 +98,17 @@ skn_status gpu_skin(const posed *p, const gpu_case *c, float *pos, float *nrm, f
   d.vertex_main = capture_main(c->outputs);
   d.feedback_varyings = varyings;
   d.feedback_count = count;
+  d.path = c->compute ? SKN_GL_PATH_COMPUTE : SKN_GL_PATH_VERTEX;
   skn_gl *g = NULL;
   skn_status s = skn_gl_create(p->rig, &d, &g);
   if (s == SKN_OK) s = skn_gl_update(g, p->pose);
   float *out = s == SKN_OK ? malloc((size_t)p->vertex_count * floats * sizeof(float)) : NULL;
-  if (s == SKN_OK && (!out || !feedback(g, p->vertex_count, floats, out))) s = SKN_ERR_UNSUPPORTED;
-  for (uint32_t v = 0; s == SKN_OK && v < p->vertex_count; ++v) {
+  if (s == SKN_OK && c->compute == 1) {
+    s = read_output(g, 0, p->vertex_count, pos, nrm, tan, NULL) ? SKN_OK : SKN_ERR_UNSUPPORTED;
+  } else if (s == SKN_OK && (!out || !feedback(g, p->vertex_count, floats, out))) {
+    s = SKN_ERR_UNSUPPORTED;
+  }
+  for (uint32_t v = 0; s == SKN_OK && c->compute != 1 && v < p->vertex_count; ++v) {
     const float *r = out + (size_t)v * floats;
     memcpy(pos + v * 3, r, 3 * sizeof(float)), r += 3;
     if (c->outputs & SKN_GPU_NORMALS) memcpy(nrm + v * 3, r, 3 * sizeof(float)), r += 3;
@@ -132,7 +161,7 @@ skin_diff compare_case(const posed *p, const gpu_case *c, skn_gl_info *info) {
 /* ---- counting ---- */
 
 static int passed, failed;
-static skin_diff worst[5];
+static skin_diff worst[2][5]; /* by path (vertex, compute) and method */
 
 void check(int ok, const char *fmt, ...) {
   if (ok) {
@@ -149,7 +178,7 @@ void check(int ok, const char *fmt, ...) {
 }
 
 void check_diff(const skin_diff *d, const gpu_case *c, const char *what) {
-  skin_diff *w = &worst[c->method];
+  skin_diff *w = &worst[c->compute != 0][c->method];
   w->position = fmax(w->position, d->position);
   w->normal = fmax(w->normal, d->normal);
   w->tangent = fmax(w->tangent, d->tangent);
@@ -182,6 +211,7 @@ static void run_in_context(skn_egl_api api) {
   test_variants();
   test_models();
   test_errors();
+  test_compute();
   skn_egl_destroy(egl);
 }
 
@@ -190,9 +220,11 @@ int main(int argc, char **argv) {
   run_in_context(SKN_EGL_OPENGL);
   run_in_context(SKN_EGL_OPENGL_ES);
   printf("worst GPU - CPU differences (positions over the model's size; unit normals and tangents):\n");
-  for (int m = 0; m < 5; ++m)
-    printf("  %-15s position %.2e  normal %.2e  tangent %.2e  tangent w differing %u\n", method_name((skn_method)m),
-           worst[m].position, worst[m].normal, worst[m].tangent, worst[m].tangent_w);
+  for (int path = 0; path < 2; ++path)
+    for (int m = 0; m < 5; ++m)
+      printf("  %-7s %-15s position %.2e  normal %.2e  tangent %.2e  tangent w differing %u\n",
+             path ? "compute" : "vertex", method_name((skn_method)m), worst[path][m].position, worst[path][m].normal,
+             worst[path][m].tangent, worst[path][m].tangent_w);
   printf("gl: %d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -23,12 +23,16 @@ typedef struct gpu_case {
   uint32_t outputs;         /* SKN_GPU_NORMALS | SKN_GPU_TANGENTS */
   skn_gl_palette palette;   /* 0: the adapter's choice */
   uint32_t joint_bits;
+  int compute;              /* 0: the vertex path; 1: the compute path, its output buffer read back;
+                               2: the compute path drawn by the host's vertex main (transform feedback) */
 } gpu_case;
 
 /* A rig and pose to skin, with the model's size for the tolerance. */
 typedef struct posed {
   skn_rig *rig;
   skn_pose *pose;
+  skn_transform *local;     /* random rigs: the pose's local transforms (joint_count), else NULL */
+  uint32_t joint_count, morph_count;
   uint32_t vertex_count;
   int has_normals, has_tangents;
   double size;
@@ -39,6 +43,11 @@ typedef struct posed {
  * where asked. Returns the status of the adapter's calls; info, if not
  * NULL, gets the adapter's description. */
 skn_status gpu_skin(const posed *p, const gpu_case *c, float *pos, float *nrm, float *tan, skn_gl_info *info);
+
+/* The compute path's output records [first_record, first_record + n) of
+ * adapter g, read back from its output buffer into the arrays not NULL
+ * (prev: the previous positions). 0 on a GL error. */
+int read_output(const skn_gl *g, size_t first_record, uint32_t n, float *pos, float *nrm, float *tan, float *prev);
 
 /* The worst difference between GPU and CPU for one run, positions over the
  * model's size; tangent_w counts tangents whose w differs. */
@@ -62,6 +71,7 @@ void check_diff(const skin_diff *d, const gpu_case *c, const char *what);
 void test_variants(void);   /* every text skn_glsl_source makes, on random rigs */
 void test_models(void);     /* the sample models, a large rig, a host without the adapter */
 void test_errors(void);     /* bad requests, shaders that fail, limits */
+void test_compute(void);    /* the compute path: every method, morphs, any influences, batches */
 
 const char *method_name(skn_method m);
 

@@ -17,6 +17,7 @@ static skn_status create_with(const posed *p, skn_gl_desc d, skn_gl **out) {
 
 static void shader_failures(const posed *p, const posed *small) {
   skn_gl_desc d = {sizeof d};
+  d.path = SKN_GL_PATH_VERTEX; /* the vertex path's failures: test_compute.c has the compute path's */
   d.loader = skn_egl_loader;
   d.vertex_main = "in vec3 skn_rest_position;\nvoid main() {\n  gl_Position = vec4(skn_skin_positon(skn_rest_position), 1.0);\n}\n";
   skn_gl *g;
@@ -46,6 +47,7 @@ static void shader_failures(const posed *p, const posed *small) {
 
 static void desc_failures(const posed *p, const posed *large) {
   skn_gl_desc d = {sizeof d};
+  d.path = SKN_GL_PATH_VERTEX; /* the vertex path's failures: test_compute.c has the compute path's */
   d.vertex_main = MAIN_OK;
   skn_gl *g;
   check(create_with(p, d, &g) == SKN_ERR_INVALID_ARGUMENT, "no loader: %s", skn_last_error());
@@ -94,6 +96,7 @@ static void bindings_kept(const posed *p) {
   for (int palette = SKN_GL_PALETTE_UNIFORM_BLOCK; palette <= SKN_GL_PALETTE_TEXTURE_2D; ++palette) {
     if (palette == SKN_GL_PALETTE_TEXTURE_BUFFER && gl_context_api == SKN_EGL_OPENGL_ES) continue;
     skn_gl_desc d = {sizeof d};
+    d.path = SKN_GL_PATH_VERTEX; /* the vertex path's failures: test_compute.c has the compute path's */
     d.loader = skn_egl_loader;
     d.vertex_main = MAIN_OK;
     d.palette = (skn_gl_palette)palette;

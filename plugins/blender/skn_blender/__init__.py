@@ -13,7 +13,7 @@ its armature deforms it, equal to the Armature modifier's for LINEAR and DQS.
 bl_info = {
     "name": "skn Skinning",
     "author": "skn",
-    "version": (1, 3, 0),
+    "version": (1, 4, 0),
     "blender": (3, 4, 0),
     "location": "Properties > Mesh Data > skn Skinning",
     "description": "Linear, dual quaternion, blended and centers-of-rotation skinning with libskn",

@@ -591,7 +591,7 @@ def gpu_layout(method="lbs", *, normals=False, tangents=False):
 
 
 def version():
-    """The loaded library's version, "1.3.0"."""
+    """The loaded library's version, "1.4.0"."""
     return __version__
 
 
