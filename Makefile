@@ -296,7 +296,7 @@ $(BUILD)/tests/unit: $(TEST_SRC) tests/unit/*.h abi/skn.h $(BUILD)/libskn.so | $
 
 # The GLSL against skn_skin on Mesa's llvmpipe, through a headless EGL context.
 $(BUILD)/tests/gl: $(GL_TEST_SRC) tests/gl/*.h tests/unit/testlib.c tests/unit/testlib.h $(GL_LIB) $(BUILD)/libskn.so | $(BUILD)/tests
-	$(CC) $(PROG_CFLAGS) $(CHECK_CFLAGS) -Itests/unit $(GL_TEST_SRC) tests/unit/testlib.c $(GL_LIB) $(PROG_LDFLAGS) $(CHECK_LIBS) -ldl -o $@
+	$(CC) $(PROG_CFLAGS) $(CHECK_CFLAGS) -Itests/unit $(GL_TEST_SRC) tests/unit/testlib.c $(GL_LIB) $(PROG_LDFLAGS) $(CHECK_LIBS) -lcjson -ldl -o $@
 
 # Threads at once: one rig, many poses, ranges, documents (plainly, and
 # under ThreadSanitizer in build/tsan).

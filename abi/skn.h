@@ -721,9 +721,11 @@ SKN_API skn_status skn_gltf_pose(const skn_gltf *gltf, uint32_t primitive, uint3
  *   BLEND           8: DQS's, M_i's; +3 N_i's          joints, weights, b
  *   COR             8: DQS's, M_i's; +3 N_i's          joints, weights, center
  * plugins/gl (skn_gl.h) does all of it for a host with an OpenGL 3.3 or
- * OpenGL ES 3.0 context. The vertex shader reads 4 or 8 influences a vertex
- * and no morph targets: a host whose pose has morph weights applies the
- * targets to the attributes itself, or uses the compute shader.
+ * OpenGL ES 3.0 context. The vertex shader reads 4 or 8 influences a
+ * vertex; with SKN_GLSL_MORPHS (1.4) it applies morph targets too: each
+ * vertex's entries (skn_rig_gpu_buffers, vertex by vertex) in a 2D R32UI
+ * texture, the pose's weights after the joints in the palette — work in
+ * proportion to the vertex's own entries.
  *
  * The compute shader (1.4; SKN_GLSL_COMPUTE, GLSL 4.30 or ES 3.10) skins
  * once a frame into a buffer that every pass draws from: any number of
@@ -778,9 +780,14 @@ enum {
   SKN_GLSL_COMPUTE = 1u << 1,    /* the compute shader that skins every vertex of a dispatch's jobs
                                     into the output buffer: a whole shader, main() included; any
                                     number of influences (influences is ignored) */
-  SKN_GLSL_MORPHS = 1u << 2,     /* (COMPUTE) add the morph offsets that the morph pass summed */
-  SKN_GLSL_PREVIOUS = 1u << 3,   /* (COMPUTE) keep each vertex's last position in its output record */
-  SKN_GLSL_MORPH_PASS = 1u << 4  /* (COMPUTE) the morph pass's shader in place of the skinning one */
+  SKN_GLSL_MORPHS = 1u << 2,     /* morph targets: the compute shader adds the offsets the morph
+                                    pass summed; the vertex shader sums the vertex's own entries
+                                    (skn_morph_range, skn_morph_entries) with the weights that
+                                    follow the joints in the palette (morph_target_count) */
+  SKN_GLSL_PREVIOUS = 1u << 3,   /* (COMPUTE only) keep each vertex's last position in its output
+                                    record */
+  SKN_GLSL_MORPH_PASS = 1u << 4  /* (COMPUTE only) the morph pass's shader in place of the
+                                    skinning one */
 };
 
 /* One GPU setup: the text, the palette and the layout all follow from it.
@@ -796,8 +803,11 @@ typedef struct skn_gpu_desc {
   skn_glsl_dialect dialect;
   skn_glsl_palette palette;
   uint32_t joint_count;       /* the uniform block's length in joints (the rig's joint count);
-                                 ignored by the texture palettes */
+                                 ignored by the texture palettes but with SKN_GLSL_MORPHS */
   uint32_t flags;             /* SKN_GLSL_* */
+  /* appended in 1.4 */
+  uint32_t morph_target_count; /* the vertex shader with SKN_GLSL_MORPHS: the rig's targets, whose
+                                  weights follow joint_count joints in the palette */
 } skn_gpu_desc;
 
 /* Writes the GLSL for desc into dst, NUL-terminated, and its length
@@ -844,9 +854,11 @@ typedef struct skn_gpu_layout {
   uint32_t output_tangent;   /* ... the tangent, w included (SKN_GPU_TANGENTS), */
   uint32_t output_previous;  /* ... the last dispatch's position (SKN_GLSL_PREVIOUS) */
   uint32_t morph_words;      /* 4-byte words of a morph entry and of a vertex's morph scratch
-                                record: the vertex (a stamp), the position's offset (sum), then
-                                the normal's and the tangent's (xyz) where outputs ask them:
-                                4, 7 or 10 */
+                                record: the vertex (the target, for the vertex shader; a stamp),
+                                the position's offset (sum), then the normal's and the tangent's
+                                (xyz) where outputs ask them: 4, 7 or 10 (with SKN_GLSL_MORPHS) */
+  uint32_t morph_vec4s;      /* the vertex shader with SKN_GLSL_MORPHS: vec4 of morph weights after
+                                the joints' in the palette, ceil(morph_target_count / 4) */
 } skn_gpu_layout;
 
 /* What desc's shader reads. The same errors as skn_glsl_source, less the
@@ -854,7 +866,10 @@ typedef struct skn_gpu_layout {
 SKN_API skn_status skn_gpu_layout_get(const skn_gpu_desc *desc, skn_gpu_layout *out);
 
 /* Writes the pose's palette for desc's shader: joint_count * palette_vec4s
- * vec4 (floats), joint j's at vec4 j * palette_vec4s, in bind's joint order.
+ * vec4 (floats), joint j's at vec4 j * palette_vec4s, in bind's joint order;
+ * for a vertex shader with SKN_GLSL_MORPHS, then layout.morph_vec4s vec4 of
+ * the pose's morph weights, target t's at float t (desc's
+ * morph_target_count must be the rig's, and joint_count its joints).
  * Errors: those of skn_gpu_layout_get; dst_bytes too small, or a uniform
  * block of fewer joints than the rig (SKN_ERR_INVALID_ARGUMENT); for
  * LBS_QUATERNION a joint that is not a rotation and uniform scale, as
@@ -879,6 +894,10 @@ typedef struct skn_gpu_attributes {
                                    normals and tangents as decoded) */
   skn_out_attrib normals;       /* float[3]: needs normals at bind */
   skn_out_attrib tangents;      /* float[4]: needs tangents at bind */
+  /* appended in 1.4 */
+  skn_out_attrib morph_ranges;  /* uint32[2], the vertex shader's skn_morph_range: the vertex's first
+                                   morph entry (skn_gpu_buffers.morph_entries, vertex by vertex) and
+                                   their count */
 } skn_gpu_attributes;
 
 /* Writes the rig's per-vertex GPU inputs: its influences after bind's
@@ -904,14 +923,20 @@ typedef struct skn_gpu_buffers {
   uint32_t *morph_entries;   /* SknMorphEntries: every target's entries, target by target, each
                                 layout.morph_words words: the vertex, then its position offset,
                                 then its normal's and tangent's (xyz) where desc's outputs ask
-                                them, as floats (zeros where the target has none) */
-  uint32_t *morph_first;     /* morph_target_count + 1: target t's first entry, then the total */
+                                them, as floats (zeros where the target has none). For a vertex
+                                shader (SKN_GLSL_MORPHS): vertex by vertex, each vertex's in
+                                ascending target order, word 0 the target; the texture
+                                skn_morph_entries, one word a texel, in rows */
+  uint32_t *morph_first;     /* compute: morph_target_count + 1: target t's first entry, then the
+                                total (the vertex shader's are skn_gpu_attributes.morph_ranges) */
   size_t rest_bytes, influences_bytes, morph_entries_bytes, morph_first_bytes; /* written */
 } skn_gpu_buffers;
 
-/* Errors (nothing written): desc without SKN_GLSL_COMPUTE or invalid as for
- * skn_glsl_source, normals or tangents asked of a rig bound without them,
- * BLEND without blend weights, COR without triangles
+/* A vertex shader's desc (SKN_GLSL_MORPHS) gets the morph entries alone;
+ * rest and influences are the compute shader's (their sizes 0 else).
+ * Errors (nothing written): desc invalid as for skn_glsl_source, a vertex
+ * shader's without SKN_GLSL_MORPHS, normals or tangents asked of a rig
+ * bound without them, BLEND without blend weights, COR without triangles
  * (SKN_ERR_INVALID_ARGUMENT). */
 SKN_API skn_status skn_rig_gpu_buffers(const skn_rig *rig, const skn_gpu_desc *desc, skn_gpu_buffers *out);
 

@@ -100,6 +100,9 @@ static void put_header(glsl_text *t, const skn_gpu_plan *p) {
   if (d->influences == 8) put(t, "//   in uvec4 skn_joints1;  in vec4 skn_weights1;   influences 4-7\n");
   if (d->method == SKN_METHOD_BLEND) put(t, "//   in float skn_blend;     BLEND's b: blend_weights\n");
   if (d->method == SKN_METHOD_COR) put(t, "//   in vec4 skn_center;     COR's center, w = 0 where LBS serves\n");
+  if (p->morph_vec4s)
+    put(t, "//   in uvec2 skn_morph_range;  the vertex's morph entries (morph_ranges), in the R32UI texture\n"
+           "//   skn_morph_entries (skn_rig_gpu_buffers' morph_entries; below: how to bind it)\n");
   put(t, d->palette == SKN_GLSL_PALETTE_UNIFORM_BLOCK
              ? "// and the uniform block SknPalette, which skn_pose_gpu_palette fills (below: how to bind it).\n"
              : "// and the sampler skn_palette over skn_pose_gpu_palette's texels (below: how to bind it).\n");
@@ -113,6 +116,13 @@ static void put_preamble(glsl_text *t, const skn_gpu_plan *p) {
   if (!p->compute) putf(t, "const int SKN_INFLUENCES = %u;\n", d->influences);
   putf(t, "const int SKN_PALETTE_VEC4S = %u;   // texels a joint\n", p->vec4s);
   if (d->palette == SKN_GLSL_PALETTE_UNIFORM_BLOCK) putf(t, "const int SKN_PALETTE_JOINTS = %u;\n", d->joint_count);
+  if (d->palette == SKN_GLSL_PALETTE_UNIFORM_BLOCK) putf(t, "const int SKN_MORPH_VEC4S = %u;\n", p->morph_vec4s);
+  if (p->morph_vec4s) {
+    putf(t, "const int SKN_MORPH_WEIGHTS_TEXEL = %u;  // the morph weights, after the joints\n",
+         d->joint_count * p->vec4s);
+    putf(t, "const int SKN_MORPH_WORDS = %u, SKN_MORPH_NORMAL = %d, SKN_MORPH_TANGENT = %d;\n", p->morph_words,
+         p->morph_normal, p->morph_tangent);
+  }
   if (p->dq >= 0) putf(t, "const int SKN_DQ_TEXEL = %d;        // DQS's dual quaternion, then S's rows\n", p->dq);
   if (p->lbs >= 0) putf(t, "const int SKN_LBS_TEXEL = %d;       // M's rows\n", p->lbs);
   if (p->normal >= 0) putf(t, "const int SKN_NORMAL_TEXEL = %d;    // the normal matrix's rows\n", p->normal);
@@ -195,7 +205,11 @@ static void compose(glsl_text *t, const skn_gpu_plan *p) {
   if (p->quat >= 0) put_piece(t, skn_glsl_lbs_quaternion, wanted);
   if (d->method == SKN_METHOD_DQS || d->method == SKN_METHOD_BLEND) put_piece(t, skn_glsl_dqs, wanted);
   if (d->method == SKN_METHOD_COR) put_piece(t, skn_glsl_cor, wanted);
+  if (p->morph_vec4s) /* the method's functions renamed, and morph_vertex's wrappers on them */
+    put(t, "#define skn_skin_position skn_skin_position_at_rest\n#define skn_skin_normal skn_skin_normal_at_rest\n"
+           "#define skn_skin_tangent skn_skin_tangent_at_rest\n\n");
   put_piece(t, SKINS[d->method], wanted);
+  if (p->morph_vec4s) put_piece(t, skn_glsl_morph_vertex, wanted);
 }
 
 SKN_API skn_status skn_glsl_source(const skn_gpu_desc *desc, char *dst, size_t dst_bytes, size_t *out_length) {

@@ -12,13 +12,13 @@
 static skn_status check_stage(const skn_gpu_desc *d, const char *call) {
   int modern = d->dialect == SKN_GLSL_430 || d->dialect == SKN_GLSL_310_ES;
   int es = d->dialect == SKN_GLSL_300_ES || d->dialect == SKN_GLSL_310_ES;
-  uint32_t compute_only = SKN_GLSL_MORPHS | SKN_GLSL_PREVIOUS | SKN_GLSL_MORPH_PASS;
+  uint32_t compute_only = SKN_GLSL_PREVIOUS | SKN_GLSL_MORPH_PASS;
   if ((d->flags & SKN_GLSL_COMPUTE) && !modern)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: SKN_GLSL_COMPUTE needs dialect SKN_GLSL_430 or SKN_GLSL_310_ES "
                      "(compute shaders and storage buffers)", call);
   if (!(d->flags & SKN_GLSL_COMPUTE) && (d->flags & compute_only))
-    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: flags 0x%x: MORPHS, PREVIOUS and MORPH_PASS are the compute "
-                     "shader's; add SKN_GLSL_COMPUTE", call, d->flags);
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: flags 0x%x: PREVIOUS and MORPH_PASS are the compute shader's; "
+                     "add SKN_GLSL_COMPUTE", call, d->flags);
   if (d->flags & SKN_GLSL_COMPUTE) return SKN_OK; /* any influences, the palette in a storage buffer */
   if (d->influences != 4 && d->influences != 8)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: influences %u: the vertex shader reads 4 or 8 a vertex (the "
@@ -29,6 +29,9 @@ static skn_status check_stage(const skn_gpu_desc *d, const char *call) {
   if (!modern && d->palette == SKN_GLSL_PALETTE_STORAGE_BUFFER)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: a storage buffer palette needs dialect SKN_GLSL_430 or "
                      "SKN_GLSL_310_ES", call);
+  if ((d->flags & SKN_GLSL_MORPHS) && (!d->joint_count || !d->morph_target_count))
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: a vertex shader with SKN_GLSL_MORPHS needs joint_count and "
+                     "morph_target_count (the weights follow the joints in the palette)", call);
   return SKN_OK;
 }
 
@@ -59,6 +62,12 @@ static void plan_records(skn_gpu_plan *p) {
   const skn_gpu_desc *d = &p->d;
   p->rest_normal = p->rest_tangent = p->rest_blend = p->rest_center = -1;
   p->out_normal = p->out_tangent = p->out_previous = -1;
+  uint32_t w = 4; /* a morph entry: the vertex (target) or stamp, the position's offset */
+  p->morph_normal = p->morph_tangent = -1;
+  if (d->outputs & SKN_GPU_NORMALS) p->morph_normal = (int)w, w += 3;
+  if (d->outputs & SKN_GPU_TANGENTS) p->morph_tangent = (int)w, w += 3;
+  p->morph_words = w;
+  if ((d->flags & SKN_GLSL_MORPHS) && !p->compute) p->morph_vec4s = (d->morph_target_count + 3) / 4;
   if (!p->compute) return;
   uint32_t r = 3, o = 3;
   if (d->outputs & SKN_GPU_NORMALS) p->rest_normal = (int)r, r += 3, p->out_normal = (int)o, o += 3;
@@ -67,11 +76,6 @@ static void plan_records(skn_gpu_plan *p) {
   if (d->method == SKN_METHOD_COR) p->rest_center = (int)r, r += 4;
   if (d->flags & SKN_GLSL_PREVIOUS) p->out_previous = (int)o, o += 3;
   p->rest_floats = r, p->out_floats = o;
-  uint32_t w = 4; /* the vertex or stamp, the position's offset */
-  p->morph_normal = p->morph_tangent = -1;
-  if (d->outputs & SKN_GPU_NORMALS) p->morph_normal = (int)w, w += 3;
-  if (d->outputs & SKN_GPU_TANGENTS) p->morph_tangent = (int)w, w += 3;
-  p->morph_words = w;
 }
 
 skn_status skn__gpu_plan(const skn_gpu_desc *desc, const char *call, skn_gpu_plan *plan) {
@@ -109,7 +113,9 @@ SKN_API skn_status skn_gpu_layout_get(const skn_gpu_desc *desc, skn_gpu_layout *
   if (!out) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gpu_layout_get: out is required");
   uint32_t needs = p.d.method == SKN_METHOD_BLEND ? SKN_GPU_NEEDS_BLEND_WEIGHTS
                    : p.d.method == SKN_METHOD_COR ? SKN_GPU_NEEDS_CENTERS : 0;
-  skn_gpu_layout layout = {sizeof layout, p.vec4s, needs, 0, 0, 0, 0, 0, 0};
+  skn_gpu_layout layout = {sizeof layout, p.vec4s, needs, 0, 0, 0, 0, 0, 0, 0};
+  if (p.compute || (p.d.flags & SKN_GLSL_MORPHS)) layout.morph_words = p.morph_words;
+  layout.morph_vec4s = p.morph_vec4s;
   if (p.compute) {
     uint32_t absent = SKN_GPU_ABSENT;
     layout.rest_floats = p.rest_floats;
@@ -117,7 +123,6 @@ SKN_API skn_status skn_gpu_layout_get(const skn_gpu_desc *desc, skn_gpu_layout *
     layout.output_normal = p.out_normal >= 0 ? (uint32_t)p.out_normal : absent;
     layout.output_tangent = p.out_tangent >= 0 ? (uint32_t)p.out_tangent : absent;
     layout.output_previous = p.out_previous >= 0 ? (uint32_t)p.out_previous : absent;
-    layout.morph_words = p.morph_words;
   }
   return skn__fill_info(out, &layout, sizeof layout, SKN_GPU_LAYOUT_V1_SIZE, "gpu_layout_get");
 }
@@ -163,10 +168,13 @@ SKN_API skn_status skn_pose_gpu_palette(const skn_pose *pose, const skn_gpu_desc
   if (s != SKN_OK) return s;
   if (!pose || !dst) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_gpu_palette: pose and dst are required");
   const skn_rig *rig = pose->rig;
-  size_t entry = (size_t)p.vec4s * 4 * sizeof(float), need = entry * rig->joint_count;
+  size_t entry = (size_t)p.vec4s * 4 * sizeof(float), need = entry * rig->joint_count + (size_t)p.morph_vec4s * 16;
   if (dst_bytes < need)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_gpu_palette: dst_bytes %zu is smaller than %u joints x %zu "
-                     "= %zu", dst_bytes, rig->joint_count, entry, need);
+                     "(+ %u vec4 of morph weights) = %zu", dst_bytes, rig->joint_count, entry, p.morph_vec4s, need);
+  if (p.morph_vec4s && (p.d.morph_target_count != rig->morph_count || p.d.joint_count != rig->joint_count))
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_gpu_palette: desc is for %u joints and %u morph targets, the rig "
+                     "has %u and %u", p.d.joint_count, p.d.morph_target_count, rig->joint_count, rig->morph_count);
   if (p.d.palette == SKN_GLSL_PALETTE_UNIFORM_BLOCK && p.d.joint_count && p.d.joint_count < rig->joint_count)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "pose_gpu_palette: the uniform block holds %u joints, the rig "
                      "has %u", p.d.joint_count, rig->joint_count);
@@ -177,6 +185,10 @@ SKN_API skn_status skn_pose_gpu_palette(const skn_pose *pose, const skn_gpu_desc
   if (p.dq >= 0) skn__pose_derive(pose, SKN_FORMS_DQ << p.d.dqs_scale);
   float *e = dst;
   for (uint32_t j = 0; j < rig->joint_count; ++j, e += p.vec4s * 4) joint_texels(pose, &p, j, e);
+  if (p.morph_vec4s) { /* the weights after the joints, the last vec4 padded with 0 */
+    memset(e, 0, (size_t)p.morph_vec4s * 16);
+    memcpy(e, pose->morph_weights, (size_t)rig->morph_count * sizeof(float));
+  }
   return SKN_OK;
 }
 
@@ -210,6 +222,7 @@ static skn_status check_attributes(const skn_rig *rig, const skn_gpu_attributes 
   if (s == SKN_OK) s = check_output(d->positions, 3 * sizeof(float), 1, "positions");
   if (s == SKN_OK) s = check_output(d->normals, 3 * sizeof(float), rig->normals != NULL, "normals");
   if (s == SKN_OK) s = check_output(d->tangents, 4 * sizeof(float), rig->tangents != NULL, "tangents");
+  if (s == SKN_OK) s = check_output(d->morph_ranges, 2 * sizeof(uint32_t), rig->morph_count != 0, "morph_ranges");
   for (uint32_t v = 0; s == SKN_OK && v < rig->vertex_count; ++v) {
     uint32_t n = rig->influence_offsets[v + 1] - rig->influence_offsets[v];
     if (n > k)
@@ -217,6 +230,18 @@ static skn_status check_attributes(const skn_rig *rig, const skn_gpu_attributes 
                     "with max_influences = %zu", v, n, k, k);
   }
   return s;
+}
+
+/* The vertex shader's morph entries, vertex by vertex: first[v] is vertex
+ * v's first (in ascending target order), first[vertex_count] the total.
+ * NULL when out of memory. */
+static uint32_t *vertex_morph_first(const skn_rig *rig) {
+  uint32_t n = rig->vertex_count, *first = skn__calloc((size_t)n + 1, sizeof *first);
+  if (!first) return NULL;
+  for (uint32_t t = 0; t < rig->morph_count; ++t)
+    for (uint32_t k = 0; k < rig->morphs[t].count; ++k) ++first[rig->morphs[t].vertices[k] + 1];
+  for (uint32_t v = 0; v < n; ++v) first[v + 1] += first[v];
+  return first;
 }
 
 /* Element v of an output with elements of `size` bytes. */
@@ -263,15 +288,25 @@ SKN_API skn_status skn_rig_gpu_attributes(const skn_rig *rig, const skn_gpu_attr
   if (!d.joint_bits) d.joint_bits = 16;
   skn_status s = check_attributes(rig, &d);
   if (s != SKN_OK) return s;
-  for (uint32_t v = 0; v < rig->vertex_count; ++v) write_vertex(rig, &d, v);
+  uint32_t *first = d.morph_ranges.data ? vertex_morph_first(rig) : NULL;
+  if (d.morph_ranges.data && !first)
+    return skn__fail(SKN_ERR_OUT_OF_MEMORY, "rig_gpu_attributes: out of memory for the morph ranges");
+  for (uint32_t v = 0; v < rig->vertex_count; ++v) {
+    write_vertex(rig, &d, v);
+    uint32_t range[2] = {first ? first[v] : 0, first ? first[v + 1] - first[v] : 0};
+    if (first) memcpy(out_at(d.morph_ranges, sizeof range, v), range, sizeof range);
+  }
+  skn__free(first);
   return SKN_OK;
 }
 
 /* ---- the compute shader's buffers ---- */
 
 static skn_status check_buffers(const skn_rig *rig, const skn_gpu_plan *p) {
-  if (!p->compute)
-    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_buffers: desc is not a compute shader's (SKN_GLSL_COMPUTE)");
+  if (!p->compute && !(p->d.flags & SKN_GLSL_MORPHS))
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_buffers: desc is a vertex shader's without SKN_GLSL_MORPHS: "
+                     "it reads no buffer");
+  if (!p->compute) return SKN_OK; /* the morph entries alone */
   if (p->rest_normal >= 0 && !rig->normals)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_buffers: desc asks normals; the rig was bound without them");
   if (p->rest_tangent >= 0 && !rig->tangents)
@@ -328,6 +363,26 @@ static void write_morphs(const skn_rig *rig, const skn_gpu_plan *p, uint32_t *en
   if (first) first[rig->morph_count] = e;
 }
 
+/* The vertex shader's entries: each vertex's, in ascending target order,
+ * word 0 the target (write_morphs' layout otherwise). */
+static skn_status write_vertex_morphs(const skn_rig *rig, const skn_gpu_plan *p, uint32_t *entries) {
+  static const float zeros[3] = {0, 0, 0};
+  uint32_t *next = vertex_morph_first(rig);
+  if (!next) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "rig_gpu_buffers: out of memory for the morph entries");
+  for (uint32_t t = 0; t < rig->morph_count; ++t) {
+    const skn_morph *m = &rig->morphs[t];
+    for (uint32_t k = 0; k < m->count; ++k) {
+      uint32_t *w = entries + (size_t)next[m->vertices[k]]++ * p->morph_words;
+      w[0] = t;
+      memcpy(w + 1, m->dp + (size_t)k * 3, 12);
+      if (p->morph_normal >= 0) memcpy(w + p->morph_normal, m->dn ? m->dn + (size_t)k * 3 : zeros, 12);
+      if (p->morph_tangent >= 0) memcpy(w + p->morph_tangent, m->dt ? m->dt + (size_t)k * 3 : zeros, 12);
+    }
+  }
+  skn__free(next);
+  return SKN_OK;
+}
+
 SKN_API skn_status skn_rig_gpu_buffers(const skn_rig *rig, const skn_gpu_desc *desc, skn_gpu_buffers *out) {
   skn_gpu_plan p;
   skn_status s = skn__gpu_plan(desc, "rig_gpu_buffers", &p);
@@ -338,6 +393,11 @@ SKN_API skn_status skn_rig_gpu_buffers(const skn_rig *rig, const skn_gpu_desc *d
                      out->struct_size, sizeof *out);
   if ((s = check_buffers(rig, &p)) != SKN_OK) return s;
   uint32_t n = rig->vertex_count;
+  if (!p.compute) { /* a vertex shader's: the entries, vertex by vertex */
+    out->rest_bytes = out->influences_bytes = out->morph_first_bytes = 0;
+    out->morph_entries_bytes = (size_t)rig->morph_entry_count * p.morph_words * 4;
+    return out->morph_entries ? write_vertex_morphs(rig, &p, out->morph_entries) : SKN_OK;
+  }
   out->rest_bytes = (size_t)n * p.rest_floats * sizeof(float);
   out->influences_bytes = ((size_t)n + 1 + 2 * (size_t)rig->influence_offsets[n]) * 4;
   out->morph_entries_bytes = (size_t)rig->morph_entry_count * p.morph_words * 4;

@@ -9,8 +9,8 @@
 #define SKN_GPU_DESC_V1_SIZE 36u   /* the first release's skn_gpu_desc (1.1) */
 #define SKN_GPU_ATTRIBUTES_V1_SIZE 128u
 #define SKN_GPU_LAYOUT_V1_SIZE 12u
-SKN_PIN(gpu_desc, sizeof(skn_gpu_desc) == SKN_GPU_DESC_V1_SIZE);
-SKN_PIN(gpu_attributes, sizeof(skn_gpu_attributes) == SKN_GPU_ATTRIBUTES_V1_SIZE);
+SKN_PIN(gpu_desc, offsetof(skn_gpu_desc, morph_target_count) == SKN_GPU_DESC_V1_SIZE);
+SKN_PIN(gpu_attributes, offsetof(skn_gpu_attributes, morph_ranges) == SKN_GPU_ATTRIBUTES_V1_SIZE);
 
 /* A desc with its defaults filled in, and its palette's layout: per joint
  * `vec4s` texels, the parts at these texels (-1 where the method has none):
@@ -34,6 +34,9 @@ typedef struct skn_gpu_plan {
    * tangent's where the outputs ask them (-1 else) */
   uint32_t morph_words;
   int morph_normal, morph_tangent;
+  /* the vertex shader's morph weights (SKN_GLSL_MORPHS): vec4s after the
+   * joints' in the palette, at texel joint_count * vec4s */
+  uint32_t morph_vec4s;
 } skn_gpu_plan;
 
 /* Validates desc for `call` (the whole first release's struct; the fields

@@ -5,7 +5,7 @@
 //   glUniformBlockBinding(program, glGetUniformBlockIndex(program, "SknPalette"), binding);
 //   glBindBufferRange(GL_UNIFORM_BUFFER, binding, buffer, 0, bytes);
 layout(std140) uniform SknPalette {
-  vec4 skn_palette[SKN_PALETTE_JOINTS * SKN_PALETTE_VEC4S];
+  vec4 skn_palette[SKN_PALETTE_JOINTS * SKN_PALETTE_VEC4S + SKN_MORPH_VEC4S];  // morph weights last
 };
 
 vec4 skn_texel(int joint, int row) { return skn_palette[joint * SKN_PALETTE_VEC4S + row]; }

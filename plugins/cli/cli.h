@@ -25,7 +25,7 @@ typedef struct options {
   skn_dqs_scale dqs_scale;
   skn_bind_layout layout;
   int frames, width, height;
-  int gpu;                   /* --gpu: skin and draw on the GPU (render) */
+  int gpu;                   /* --gpu: skin (skin) and draw (render) on the GPU */
   int any_path;              /* --any-path: the file's buffers may name files outside its folder */
   float weights[MAX_WEIGHTS];/* --weights: the morph targets' weights, overriding the document's */
   uint32_t weight_count;
@@ -56,8 +56,14 @@ typedef struct posed_mesh {
 /* Opens, binds (with centers when a method needs them) and resolves the
  * animation; prints the library's message and returns EXIT_INPUT on failure. */
 int posed_mesh_open(posed_mesh *m, const options *o);
+/* The pose at `time` (and --weights) in m->pose. */
+int posed_mesh_pose(posed_mesh *m, float time);
 int posed_mesh_skin(posed_mesh *m, float time, skn_method method, skn_dqs_scale split, float *positions,
                     float *normals);
+/* skin_gpu.c: the same on the GPU through plugins/gl (`skn skin --gpu`);
+ * `how` gets the path taken and the renderer. */
+int posed_mesh_skin_gpu(posed_mesh *m, float time, skn_method method, skn_dqs_scale split, float *positions,
+                        float *normals, char *how, size_t how_size);
 void posed_mesh_close(posed_mesh *m);
 int fail_input(const char *what);
 /* skn_gltf_open, or with SKN_GLTF_OPEN_ANY_PATH where --any-path says so. */

@@ -1,5 +1,6 @@
 /* info_skin.c — `skn info` (what a file holds) and `skn skin` (its skinned
- * mesh as OBJ, PLY or JSON, in the primitive's accessor order). */
+ * mesh as OBJ, PLY or JSON, in the primitive's accessor order; with --gpu
+ * as the GPU computed it, skin_gpu.c). */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -43,9 +44,13 @@ static void write_floats(FILE *f, const char *key, const float *v, size_t n) {
   fprintf(f, "]");
 }
 
+/* What skinned the mesh (--gpu: the path and renderer), "" for skn_skin. */
+static const char *skinned_by = "";
+
 static void write_json(FILE *f, const posed_mesh *m, const float *p, const float *n) {
   uint32_t nv = m->info.vertex_count;
   fprintf(f, "{\"vertex_count\": %u, ", nv);
+  if (*skinned_by) fprintf(f, "\"gpu\": \"%s\", ", skinned_by);
   write_floats(f, "positions", p, (size_t)nv * 3);
   if (n) {
     fprintf(f, ", ");
@@ -58,6 +63,7 @@ static void write_json(FILE *f, const posed_mesh *m, const float *p, const float
 
 static void write_obj(FILE *f, const posed_mesh *m, const float *p, const float *n) {
   fprintf(f, "# skn %s: %u vertices, %u triangles\n", skn_version_string(), m->info.vertex_count, m->info.triangle_count);
+  if (*skinned_by) fprintf(f, "# skinned on the GPU: %s\n", skinned_by);
   for (uint32_t v = 0; v < m->info.vertex_count; ++v) fprintf(f, "v %.9g %.9g %.9g\n", p[v * 3], p[v * 3 + 1], p[v * 3 + 2]);
   for (uint32_t v = 0; n && v < m->info.vertex_count; ++v) fprintf(f, "vn %.9g %.9g %.9g\n", n[v * 3], n[v * 3 + 1], n[v * 3 + 2]);
   for (uint32_t t = 0; t < m->info.triangle_count; ++t) {
@@ -68,8 +74,9 @@ static void write_obj(FILE *f, const posed_mesh *m, const float *p, const float 
 }
 
 static void write_ply(FILE *f, const posed_mesh *m, const float *p, const float *n) {
-  fprintf(f, "ply\nformat ascii 1.0\ncomment skn %s\nelement vertex %u\nproperty float x\nproperty float y\nproperty float z\n",
-          skn_version_string(), m->info.vertex_count);
+  fprintf(f, "ply\nformat ascii 1.0\ncomment skn %s\n", skn_version_string());
+  if (*skinned_by) fprintf(f, "comment skinned on the GPU: %s\n", skinned_by);
+  fprintf(f, "element vertex %u\nproperty float x\nproperty float y\nproperty float z\n", m->info.vertex_count);
   if (n) fprintf(f, "property float nx\nproperty float ny\nproperty float nz\n");
   fprintf(f, "element face %u\nproperty list uchar uint vertex_indices\nend_header\n", m->info.triangle_count);
   for (uint32_t v = 0; v < m->info.vertex_count; ++v) {
@@ -93,7 +100,7 @@ static const char *output_format(const options *o) {
 
 int cmd_skin(int argc, char **argv) {
   options o;
-  int rc = parse_options(argc, argv, 2, "primitive animation time method dqs-scale blend layout weights format any-path o", &o);
+  int rc = parse_options(argc, argv, 2, "primitive animation time method dqs-scale blend layout weights format gpu any-path o", &o);
   if (rc) return rc;
   if (o.method_count != 1) return fprintf(stderr, "skn: skin takes one --method\n"), EXIT_USAGE;
   if (!output_format(&o))
@@ -104,7 +111,10 @@ int cmd_skin(int argc, char **argv) {
   size_t n = (size_t)m.info.vertex_count * 3;
   float *p = rc ? NULL : malloc(n * sizeof(float)), *nrm = rc ? NULL : malloc(n * sizeof(float));
   if (!rc && (!p || !nrm)) rc = fail_input("out of memory");
-  if (!rc) rc = posed_mesh_skin(&m, o.time, o.methods[0], o.dqs_scale, p, nrm);
+  static char how[256];
+  if (!rc && o.gpu) rc = posed_mesh_skin_gpu(&m, o.time, o.methods[0], o.dqs_scale, p, nrm, how, sizeof how);
+  else if (!rc) rc = posed_mesh_skin(&m, o.time, o.methods[0], o.dqs_scale, p, nrm);
+  skinned_by = o.gpu ? how : "";
   FILE *f = rc ? NULL : o.out ? fopen(o.out, "w") : stdout;
   if (!rc && !f) {
     fprintf(stderr, "skn: cannot write %s\n", o.out);

@@ -38,6 +38,9 @@ static const char *HELP_SKIN =
     "usage: skn skin FILE [options]\n\nWrites the skinned mesh, in the primitive's accessor order, in the scene's world space.\n\n" POSE_OPTIONS
     "  --method M           lbs, lbs-quat, dqs, blend or cor (default lbs)\n"
     "  --format F           obj, ply or json (default: from -o's extension, else json)\n"
+    "  --gpu                skin on the GPU through OpenGL (headless EGL; Mesa's llvmpipe where there is\n"
+    "                       no GPU): the compute path where the context has OpenGL 4.3, else the vertex\n"
+    "                       path; the result read back, the path and renderer named in the file\n"
     "  -o OUT               the output file (default: standard output)\n";
 
 static const char *HELP_RENDER =

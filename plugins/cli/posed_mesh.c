@@ -100,6 +100,14 @@ int posed_mesh_open(posed_mesh *m, const options *o) {
   return EXIT_OK;
 }
 
+int posed_mesh_pose(posed_mesh *m, float time) {
+  if (skn_gltf_pose(m->gltf, m->primitive, m->animation, time, m->pose)) return fail_input("skin");
+  if (m->options && m->options->weight_count &&
+      skn_pose_set_morph_weights(m->pose, 0, m->options->weight_count, m->options->weights))
+    return fail_input("--weights");
+  return EXIT_OK;
+}
+
 int posed_mesh_skin(posed_mesh *m, float time, skn_method method, skn_dqs_scale split, float *positions,
                     float *normals) {
   skn_skin_desc s = {sizeof s};
@@ -107,12 +115,9 @@ int posed_mesh_skin(posed_mesh *m, float time, skn_method method, skn_dqs_scale 
   s.dqs_scale = split;
   s.positions.data = positions;
   s.normals.data = m->info.flags & SKN_GLTF_HAS_NORMALS ? normals : NULL;
-  if (skn_gltf_pose(m->gltf, m->primitive, m->animation, time, m->pose)) return fail_input("skin");
-  if (m->options && m->options->weight_count &&
-      skn_pose_set_morph_weights(m->pose, 0, m->options->weight_count, m->options->weights))
-    return fail_input("--weights");
-  if (skn_skin(m->rig, m->pose, &s)) return fail_input("skin");
-  return EXIT_OK;
+  int rc = posed_mesh_pose(m, time);
+  if (!rc && skn_skin(m->rig, m->pose, &s)) return fail_input("skin");
+  return rc;
 }
 
 void posed_mesh_close(posed_mesh *m) {

@@ -45,6 +45,8 @@ typedef uint64_t GLuint64;
 #define GL_RGBA 0x1908
 #define GL_RGBA8 0x8058
 #define GL_RGBA32F 0x8814
+#define GL_R32UI 0x8236
+#define GL_RED_INTEGER 0x8D94
 #define GL_DEPTH_COMPONENT24 0x81A6
 #define GL_VENDOR 0x1F00
 #define GL_RENDERER 0x1F01

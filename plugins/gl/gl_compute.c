@@ -139,7 +139,8 @@ static skn_status check_limits(skn_gl *g, const staged *st, uint64_t output_byte
   g->gl.GetIntegerv(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
   const struct { const char *name; uint64_t bytes; } B[5] = {
       {"the rest records", st->rest_bytes}, {"the influences", st->influence_bytes},
-      {"the morph entries", st->entry_bytes}, {"the output", output_bytes}, {"the morph scratch", scratch_bytes}};
+      {"the morph entries", st->entry_bytes}, {"the output records", output_bytes},
+      {"the morph scratch records", scratch_bytes}};
   char msg[256];
   for (int k = 0; k < 5; ++k)
     if (B[k].bytes > (uint64_t)block) {

@@ -35,7 +35,9 @@ struct skn_gl {
   uint32_t flags;
   skn_gl_palette palette;        /* where the palette lives */
   uint32_t joint_count, vertex_count, index_count, influences, vec4s;
-  uint32_t morph_count;          /* vertex path: the rig's targets, that a pose must leave at 0 */
+  uint32_t palette_texels;       /* vertex path: the joints' texels, then the morph weights' */
+  GLuint morph_texture;          /* vertex path: the morph entries (R32UI), or 0 without targets */
+  GLint morph_sampler;
   uint32_t palette_unit;
   GLint palette_sampler;         /* the sampler's location, -1 for a uniform block or none */
   uint32_t tex_width, tex_height; /* SKN_GL_PALETTE_TEXTURE_2D's size in texels */

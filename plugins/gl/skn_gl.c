@@ -40,11 +40,12 @@ static uint64_t limit(skn_gl *g, GLenum what) {
 
 static const char *const PALETTE_NAMES[] = {"auto", "a uniform block", "a texture buffer", "a 2D texture"};
 
-/* Where the palette of joint_count x vec4s texels lives: the host's
+/* Where the palette of palette_texels (joint_count x vec4s, and the morph
+ * weights) lives: the host's
  * choice, checked, or the first that fits of uniform block, texture buffer
  * (OpenGL only) and 2D texture. */
 static skn_status choose_palette(skn_gl *g, skn_gl_palette want) {
-  uint64_t texels = (uint64_t)g->joint_count * g->vec4s, side = limit(g, GL_MAX_TEXTURE_SIZE);
+  uint64_t texels = g->palette_texels, side = limit(g, GL_MAX_TEXTURE_SIZE);
   int fits[4] = {0};
   fits[SKN_GL_PALETTE_UNIFORM_BLOCK] = texels * 16 <= limit(g, GL_MAX_UNIFORM_BLOCK_SIZE);
   fits[SKN_GL_PALETTE_TEXTURE_BUFFER] = g->dialect == SKN_GLSL_330 && g->gl.TexBuffer &&
@@ -128,8 +129,8 @@ skn_status skn__gl_check(const skn_gl *g, const char *what) {
 /* One vertex's record in the vertex buffer, each input at its offset, and
  * which the rig and method provide. */
 typedef struct vertex_record {
-  uint32_t size, position, normal, tangent, joints, weights, blend, center;
-  int has_normal, has_tangent, has_blend, has_center;
+  uint32_t size, position, normal, tangent, joints, weights, blend, center, morph_range;
+  int has_normal, has_tangent, has_blend, has_center, has_morphs;
 } vertex_record;
 
 /* Whether the program reads vertex input `name`. */
@@ -149,6 +150,8 @@ static vertex_record record_layout(const skn_gl *g, uint32_t flags, uint32_t joi
   r.weights = r.size, r.size += 4 * g->influences;
   if (r.has_blend) r.blend = r.size, r.size += 4;
   if (r.has_center) r.center = r.size, r.size += 16;
+  r.has_morphs = (g->gpu.flags & SKN_GLSL_MORPHS) != 0;
+  if (r.has_morphs) r.morph_range = r.size, r.size += 8;
   r.joints = r.size, r.size += (g->influences * joint_bytes + 3) & ~3u;
   return r;
 }
@@ -165,6 +168,7 @@ static skn_status fill_vertices(const skn_rig *rig, const skn_gl *g, const verte
   if (r->has_tangent) a.tangents = (skn_out_attrib){v + r->tangent, r->size};
   if (r->has_blend) a.blend_weights = (skn_out_attrib){v + r->blend, r->size};
   if (r->has_center) a.centers = (skn_out_attrib){v + r->center, r->size};
+  if (r->has_morphs) a.morph_ranges = (skn_out_attrib){v + r->morph_range, r->size};
   return skn_rig_gpu_attributes(rig, &a);
 }
 
@@ -199,6 +203,7 @@ static skn_status attach_inputs(skn_gl *g, const vertex_record *r, GLenum joint_
   if (!st && k == 8) st = attach_input(g, "skn_weights1", 1, r->weights + 16, 4, GL_FLOAT, s);
   if (!st) st = attach_input(g, "skn_blend", r->has_blend, r->blend, 1, GL_FLOAT, s);
   if (!st) st = attach_input(g, "skn_center", r->has_center, r->center, 4, GL_FLOAT, s);
+  if (!st) st = attach_input(g, "skn_morph_range", r->has_morphs, r->morph_range, 2, GL_UNSIGNED_INT, s);
   return st;
 }
 
@@ -232,7 +237,7 @@ static skn_status make_vertex_array(skn_gl *g, const skn_rig *rig, const skn_gl_
 /* The palette's buffer or texture, empty until the first update. */
 static skn_status make_palette(skn_gl *g) {
   const skn_gl_api *gl = &g->gl;
-  g->staging_bytes = (size_t)g->joint_count * g->vec4s * 16;
+  g->staging_bytes = (size_t)g->palette_texels * 16;
   if (g->palette == SKN_GL_PALETTE_TEXTURE_2D) g->staging_bytes = (size_t)g->tex_width * g->tex_height * 16;
   g->staging = calloc(1, g->staging_bytes);
   if (!g->staging) return skn_set_error(SKN_ERR_OUT_OF_MEMORY, "skn_gl_create: out of memory for the palette");
@@ -257,6 +262,41 @@ static skn_status make_palette(skn_gl *g) {
                    GL_FLOAT, g->staging);
   }
   return skn__gl_check(g, "skn_gl_create: the palette");
+}
+
+/* The vertex path's morph entries (skn_rig_gpu_buffers, vertex by
+ * vertex): an R32UI 2D texture, a word a texel in rows as wide as the
+ * context allows, on texture unit palette_unit + 1. */
+static skn_status make_morph_texture(skn_gl *g, const skn_rig *rig) {
+  skn_gpu_buffers b = {sizeof b};
+  skn_status s = skn_rig_gpu_buffers(rig, &g->gpu, &b);
+  uint64_t words = b.morph_entries_bytes / 4, side = limit(g, GL_MAX_TEXTURE_SIZE);
+  uint64_t width = words < side ? (words ? words : 1) : side, height = (words + width - 1) / width;
+  if (s == SKN_OK && height > side) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "skn_gl_create: %llu words of morph entries do not fit a %llu x %llu texture",
+             (unsigned long long)words, (unsigned long long)side, (unsigned long long)side);
+    return skn_set_error(SKN_ERR_UNSUPPORTED, msg);
+  }
+  uint32_t *texels = s == SKN_OK ? calloc(width * (height ? height : 1), 4) : NULL;
+  if (s == SKN_OK && !texels) s = skn_set_error(SKN_ERR_OUT_OF_MEMORY, "skn_gl_create: out of memory for the morph entries");
+  b.morph_entries = texels;
+  if (s == SKN_OK) s = skn_rig_gpu_buffers(rig, &g->gpu, &b);
+  if (s == SKN_OK) {
+    const skn_gl_api *gl = &g->gl;
+    gl->GenTextures(1, &g->morph_texture);
+    gl->BindTexture(GL_TEXTURE_2D, g->morph_texture);
+    gl->TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    gl->TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    gl->BindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    for (int k = 0; k < 4; ++k) gl->PixelStorei(UNPACK[k], k == 0 ? 4 : 0);
+    gl->TexImage2D(GL_TEXTURE_2D, 0, GL_R32UI, (GLsizei)width, (GLsizei)(height ? height : 1), 0, GL_RED_INTEGER,
+                   GL_UNSIGNED_INT, texels);
+    g->morph_sampler = gl->GetUniformLocation(g->program, "skn_morph_entries");
+    s = skn__gl_check(g, "skn_gl_create: the morph entries' texture");
+  }
+  free(texels);
+  return s;
 }
 
 /* ---- the calls ---- */
@@ -314,10 +354,13 @@ static skn_status plan(skn_gl *g, const skn_gl_desc *d, const skn_rig_info *info
   gpu.outputs = d->outputs;
   gpu.dialect = g->dialect;
   gpu.joint_count = g->joint_count;
+  if (info->morph_entry_count) /* the targets' weights follow the joints in the palette */
+    gpu.flags |= SKN_GLSL_MORPHS, gpu.morph_target_count = info->morph_target_count;
   skn_gpu_layout layout = {sizeof layout};
   skn_status s = skn_gpu_layout_get(&gpu, &layout);
   if (s != SKN_OK) return s;
   g->vec4s = layout.palette_vec4s;
+  g->palette_texels = g->joint_count * g->vec4s + layout.morph_vec4s;
   if ((s = choose_palette(g, d->palette)) != SKN_OK) return s;
   gpu.palette = g->palette == SKN_GL_PALETTE_UNIFORM_BLOCK    ? SKN_GLSL_PALETTE_UNIFORM_BLOCK
                 : g->palette == SKN_GL_PALETTE_TEXTURE_BUFFER ? SKN_GLSL_PALETTE_TEXTURE_BUFFER
@@ -333,10 +376,10 @@ static skn_status create_vertex_path(skn_gl *g, const skn_rig *rig, const skn_gl
   if (s != SKN_OK) return s;
   g->joint_count = info.joint_count;
   g->vertex_count = info.vertex_count;
-  g->morph_count = info.morph_target_count;
   if ((s = plan(g, d, &info)) == SKN_OK) s = skn__gl_program(g, d);
   if (s == SKN_OK) s = make_vertex_array(g, rig, d, info.flags);
   if (s == SKN_OK) s = make_palette(g);
+  if (s == SKN_OK && (g->gpu.flags & SKN_GLSL_MORPHS)) s = make_morph_texture(g, rig);
   return s;
 }
 
@@ -408,34 +451,14 @@ SKN_API skn_status skn_gl_create(const skn_rig *rig, const skn_gl_desc *desc, sk
   return skn_gl_create_many(&rig, 1, desc, out);
 }
 
-/* The vertex path applies no morph targets: a pose that has some active is
- * refused rather than drawn without them. */
-static skn_status check_no_morphs(const skn_gl *g, const skn_pose *pose) {
-  float w[64];
-  for (uint32_t first = 0; first < g->morph_count; first += 64) {
-    uint32_t n = g->morph_count - first < 64 ? g->morph_count - first : 64;
-    skn_status s = skn_pose_morph_weights(pose, first, n, w);
-    if (s != SKN_OK) return s;
-    for (uint32_t k = 0; k < n; ++k)
-      if (w[k] != 0.0f) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "skn_gl_update: morph target %u has weight %g; the vertex path applies no morph "
-                 "targets (the compute path does: OpenGL 4.3 / ES 3.1)", first + k, (double)w[k]);
-        return skn_set_error(SKN_ERR_UNSUPPORTED, msg);
-      }
-  }
-  return SKN_OK;
-}
-
 SKN_API skn_status skn_gl_update(skn_gl *g, const skn_pose *pose) {
   if (!g || !pose) return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_update: gl and pose are required");
   if (g->path == SKN_GL_PATH_COMPUTE) {
     skn_status s = skn__gl_compute_set_pose(g, 0, pose);
     return s == SKN_OK ? skn__gl_compute_dispatch(g) : s;
   }
-  size_t bytes = (size_t)g->joint_count * g->vec4s * 16;
-  skn_status s = check_no_morphs(g, pose);
-  if (s == SKN_OK) s = skn_pose_gpu_palette(pose, &g->gpu, g->staging, bytes);
+  size_t bytes = (size_t)g->palette_texels * 16;
+  skn_status s = skn_pose_gpu_palette(pose, &g->gpu, g->staging, bytes);
   if (s != SKN_OK) return s;
   const skn_gl_api *gl = &g->gl;
   gl_state saved;
@@ -493,6 +516,11 @@ SKN_API void skn_gl_bind(const skn_gl *g) {
   gl->UseProgram(g->program);
   gl->BindVertexArray(g->vertex_array);
   if (g->path == SKN_GL_PATH_COMPUTE) return; /* the draw reads the output, no palette */
+  if (g->morph_texture) {
+    gl->ActiveTexture(GL_TEXTURE0 + g->palette_unit + 1);
+    gl->BindTexture(GL_TEXTURE_2D, g->morph_texture);
+    gl->Uniform1i(g->morph_sampler, (GLint)g->palette_unit + 1);
+  }
   if (g->palette_sampler >= 0) gl->Uniform1i(g->palette_sampler, (GLint)g->palette_unit);
   if (g->palette == SKN_GL_PALETTE_UNIFORM_BLOCK) {
     gl->BindBufferRange(GL_UNIFORM_BUFFER, g->palette_unit, g->palette_buffer, 0, (GLsizeiptr)g->staging_bytes);
@@ -505,9 +533,10 @@ SKN_API void skn_gl_bind(const skn_gl *g) {
 SKN_API skn_status skn_gl_info_get(const skn_gl *g, skn_gl_info *out) {
   if (!g || !out) return skn_set_error(SKN_ERR_INVALID_ARGUMENT, "skn_gl_info_get: gl and out are required");
   skn_gl_info info = {sizeof info, g->program, g->vertex_array, g->palette, g->dialect,
-                      (uint32_t)((size_t)g->joint_count * g->vec4s * 16), g->vertex_count, g->index_count,
+                      (uint32_t)((size_t)g->palette_texels * 16), g->vertex_count, g->index_count,
                       g->influences, g->path, g->path_reason, 0, 0, 0, 0, 0, 1};
   if (g->path == SKN_GL_PATH_COMPUTE) {
+    info.palette_bytes = (uint32_t)(g->staging_bytes < 0xFFFFFFFFu ? g->staging_bytes : 0xFFFFFFFFu); /* every job's */
     info.dialect = g->gpu.dialect;
     info.output_buffer = g->output_buffer;
     info.output_floats = g->layout.output_floats;
@@ -531,6 +560,7 @@ SKN_API void skn_gl_destroy(skn_gl *g) {
   for (int k = 0; k < 3; ++k)
     if (buffers[k]) gl->DeleteBuffers(1, &buffers[k]);
   if (g->palette_texture) gl->DeleteTextures(1, &g->palette_texture);
+  if (g->morph_texture) gl->DeleteTextures(1, &g->morph_texture);
   skn__gl_compute_destroy(g);
   free(g->staging);
   free(g);

@@ -5,7 +5,7 @@
  *     influences a vertex, morph targets, the previous frame's positions on
  *     request, and many poses (a crowd) or rigs in one dispatch;
  *   - vertex (OpenGL 3.3, OpenGL ES 3.0): skn's GLSL in the host's vertex
- *     shader, every draw; 4 or 8 influences a vertex, no morph targets.
+ *     shader, every draw; 4 or 8 influences a vertex, morph targets.
  * The adapter takes the compute path where the context has it (AUTO) and
  * says which it took (skn_gl_info). The host's vertex main is the same for
  * both: it calls skn_skin_position(skn_rest_position) and its kin, which on
@@ -83,7 +83,9 @@ typedef struct skn_gl_desc {
   uint32_t outputs;                /* SKN_GPU_NORMALS | SKN_GPU_TANGENTS: the skn_skin_* functions */
   skn_gl_palette palette;
   uint32_t joint_bits;             /* the joints' vertex input: 16 (0) or 8 (<= 256 joints) */
-  uint32_t palette_unit;           /* the uniform buffer binding or texture unit the palette takes */
+  uint32_t palette_unit;           /* the uniform buffer binding or texture unit the palette takes;
+                                      the vertex path's morph entries take texture unit
+                                      palette_unit + 1 */
   /* The host's vertex code, after skn's text: it may declare the rig's rest
    * mesh as `in vec3 skn_rest_position; in vec3 skn_rest_normal; in vec4
    * skn_rest_tangent;`, which the adapter's vertex array feeds. Required. */
@@ -123,11 +125,9 @@ SKN_API skn_status skn_gl_create(const skn_rig *rig, const skn_gl_desc *desc, sk
 SKN_API skn_status skn_gl_create_many(const skn_rig *const *rigs, uint32_t rig_count, const skn_gl_desc *desc,
                                       skn_gl **out);
 
-/* The palette of `pose` (a pose of the rig), in one upload; on the compute
- * path, with its morph weights, and the dispatch. Errors as
- * skn_pose_gpu_palette, or a GL error; on the vertex path a pose whose
- * morph weights are not all 0 (SKN_ERR_UNSUPPORTED: it applies no morph
- * targets). */
+/* The palette of `pose` (a pose of the rig) with its morph weights, in one
+ * upload; on the compute path, then the dispatch. Errors as
+ * skn_pose_gpu_palette, or a GL error. */
 SKN_API skn_status skn_gl_update(skn_gl *gl, const skn_pose *pose);
 
 /* Compute path: job `job`'s pose for the next dispatch (its palette and

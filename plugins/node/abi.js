@@ -24,8 +24,8 @@ const ENUMS = {
   skn_palette_format: { mat4: 0, rows3x4: 1, 'normal-rows3x4': 2, 'dual-quat': 3, 'dual-quat-scale': 4,
     'dual-quat-scale-keep-y': 5 },
   skn_simd: { auto: 0, scalar: 1, portable: 2, avx2: 3, avx512: 4 },
-  skn_glsl_dialect: { '330': 0, '300 es': 1 },
-  skn_glsl_palette: { 'uniform-block': 0, 'texture-buffer': 1, 'texture-2d': 2 },
+  skn_glsl_dialect: { '330': 0, '300 es': 1, '430': 2, '310 es': 3 },
+  skn_glsl_palette: { 'uniform-block': 0, 'texture-buffer': 1, 'texture-2d': 2, 'storage-buffer': 3 },
 };
 const PALETTE_FLOATS = [16, 12, 12, 8, 20, 20]; // per joint, by skn_palette_format
 const CONSTANTS = {
@@ -33,7 +33,8 @@ const CONSTANTS = {
   SKN_RIG_HAS_CENTERS_OF_ROTATION: 8, SKN_RIG_COMPACT: 16, SKN_GLTF_HAS_NORMALS: 1, SKN_GLTF_HAS_TANGENTS: 2,
   SKN_GPU_NORMALS: 1, SKN_GPU_TANGENTS: 2, SKN_GLSL_NO_VERSION: 1, SKN_GPU_NEEDS_BLEND_WEIGHTS: 1,
   SKN_GPU_NEEDS_CENTERS: 2, SKN_GLTF_NO_ANIMATION: 0xFFFFFFFF, SKN_VERSION_MAJOR: ABI_MAJOR,
-  SKN_GLTF_OPEN_ANY_PATH: 1,
+  SKN_GLTF_OPEN_ANY_PATH: 1, SKN_GLSL_COMPUTE: 2, SKN_GLSL_MORPHS: 4, SKN_GLSL_PREVIOUS: 8, SKN_GLSL_MORPH_PASS: 16,
+  SKN_GPU_ABSENT: 0xFFFFFFFF,
 };
 // What the package leaves out of the header, and why.
 const LEFT_OUT = {
@@ -93,13 +94,20 @@ const STRUCTS = {
   }),
   skn_gpu_desc: koffi.struct('skn_gpu_desc', {
     struct_size: u32, method: u32, dqs_scale: u32, influences: u32, outputs: u32, dialect: u32, palette: u32,
-    joint_count: u32, flags: u32,
+    joint_count: u32, flags: u32, morph_target_count: u32,
   }),
-  skn_gpu_layout: koffi.struct('skn_gpu_layout', { struct_size: u32, palette_vec4s: u32, needs: u32 }),
+  skn_gpu_layout: koffi.struct('skn_gpu_layout', {
+    struct_size: u32, palette_vec4s: u32, needs: u32, rest_floats: u32, output_floats: u32, output_normal: u32,
+    output_tangent: u32, output_previous: u32, morph_words: u32, morph_vec4s: u32,
+  }),
   skn_gpu_attributes: koffi.struct('skn_gpu_attributes', {
     struct_size: u32, influences: u32, joint_bits: u32, joints: 'skn_out_attrib', weights: 'skn_out_attrib',
     blend_weights: 'skn_out_attrib', centers: 'skn_out_attrib', positions: 'skn_out_attrib',
-    normals: 'skn_out_attrib', tangents: 'skn_out_attrib',
+    normals: 'skn_out_attrib', tangents: 'skn_out_attrib', morph_ranges: 'skn_out_attrib',
+  }),
+  skn_gpu_buffers: koffi.struct('skn_gpu_buffers', {
+    struct_size: u32, rest: 'void *', influences: 'uint32_t *', morph_entries: 'uint32_t *', morph_first: 'uint32_t *',
+    rest_bytes: 'size_t', influences_bytes: 'size_t', morph_entries_bytes: 'size_t', morph_first_bytes: 'size_t',
   }),
 };
 
@@ -138,6 +146,7 @@ const PROTOTYPES = [
   'uint32_t skn_pose_morph_weights(const skn_pose *pose, uint32_t first, uint32_t count, _Out_ float *out)',
   'uint32_t skn_gltf_morph_target_name(const skn_gltf *gltf, uint32_t primitive, uint32_t target, _Out_ const char **out_name)',
   'uint32_t skn_rig_gpu_attributes(const skn_rig *rig, const skn_gpu_attributes *out)',
+  'uint32_t skn_rig_gpu_buffers(const skn_rig *rig, const skn_gpu_desc *desc, _Inout_ skn_gpu_buffers *out)',
   'uint32_t skn_gltf_open_with(const skn_gltf_open_desc *desc, _Out_ skn_gltf **out)',
 ];
 

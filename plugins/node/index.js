@@ -496,7 +496,7 @@ function openMemory(bytes, o = {}) {
 }
 
 // skn's GLSL (skn_glsl_source) for o.method, o.influences (4 or 8),
-// o.dialect ("330", "300 es"), o.palette ("uniform-block", ...),
+// o.dialect ("330", "300 es", "430", "310 es"), o.palette ("uniform-block", ...),
 // o.jointCount, and o.normals / o.tangents.
 function glslSource(o = {}) {
   const d = {

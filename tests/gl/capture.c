@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 skn_gl_api gl;
 skn_egl_api gl_context_api;
@@ -196,7 +197,7 @@ const char *method_name(skn_method m) {
 
 /* ---- the program ---- */
 
-static void run_in_context(skn_egl_api api) {
+static void run_in_context(skn_egl_api api, const char *corpus) {
   skn_egl_desc ed = {sizeof ed};
   ed.api = api;
   skn_egl *egl = NULL;
@@ -208,17 +209,24 @@ static void run_in_context(skn_egl_api api) {
   gl_context_api = api;
   printf("%s context on EGL's %s platform: %s, %s\n", api ? "OpenGL ES 3.0" : "OpenGL 3.3 core",
          skn_egl_platform(egl), (const char *)gl.GetString(GL_RENDERER), (const char *)gl.GetString(GL_VERSION));
-  test_variants();
-  test_models();
-  test_errors();
-  test_compute();
+  struct { const char *name; void (*run)(void); } SUITES[] = {
+      {"variants", test_variants}, {"models", test_models}, {"errors", test_errors}, {"compute", test_compute}};
+  for (int k = 0; k < 4; ++k) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    SUITES[k].run();
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("  %s: %.1f s\n", SUITES[k].name, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+  }
+  if (corpus) test_corpus(corpus);
   skn_egl_destroy(egl);
 }
 
+/* tests/gl [CORPUS]: with the glTF corpus's folder, the compute path on its
+ * skinned files too (in the OpenGL context). */
 int main(int argc, char **argv) {
-  (void)argc, (void)argv;
-  run_in_context(SKN_EGL_OPENGL);
-  run_in_context(SKN_EGL_OPENGL_ES);
+  run_in_context(SKN_EGL_OPENGL, argc > 1 ? argv[1] : NULL);
+  run_in_context(SKN_EGL_OPENGL_ES, NULL);
   printf("worst GPU - CPU differences (positions over the model's size; unit normals and tangents):\n");
   for (int path = 0; path < 2; ++path)
     for (int m = 0; m < 5; ++m)

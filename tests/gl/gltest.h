@@ -72,6 +72,7 @@ void test_variants(void);   /* every text skn_glsl_source makes, on random rigs 
 void test_models(void);     /* the sample models, a large rig, a host without the adapter */
 void test_errors(void);     /* bad requests, shaders that fail, limits */
 void test_compute(void);    /* the compute path: every method, morphs, any influences, batches */
+void test_corpus(const char *dir); /* the compute path on the glTF corpus's skinned files */
 
 const char *method_name(skn_method m);
 

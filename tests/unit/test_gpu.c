@@ -209,9 +209,13 @@ static const gpu_row TEXT_ROWS[] = {
     {"method 9", "method 9", SKN_ERR_INVALID_ARGUMENT},
     {"split 2", "dqs_scale 2", SKN_ERR_INVALID_ARGUMENT},
     {"outputs bit 4", "outputs 0x4", SKN_ERR_INVALID_ARGUMENT},
-    {"dialect 2", "dialect 2", SKN_ERR_INVALID_ARGUMENT},
-    {"palette 3", "palette 3", SKN_ERR_INVALID_ARGUMENT},
-    {"flags 2", "flags 0x2", SKN_ERR_INVALID_ARGUMENT},
+    {"dialect 4", "dialect 4", SKN_ERR_INVALID_ARGUMENT},
+    {"palette 4", "palette 4", SKN_ERR_INVALID_ARGUMENT},
+    {"flags 0x20", "flags 0x20", SKN_ERR_INVALID_ARGUMENT},
+    {"a compute shader in GLSL 3.30", "SKN_GLSL_COMPUTE needs dialect SKN_GLSL_430", SKN_ERR_INVALID_ARGUMENT},
+    {"previous positions without a compute shader", "add SKN_GLSL_COMPUTE", SKN_ERR_INVALID_ARGUMENT},
+    {"a storage buffer palette in GLSL 3.30", "a storage buffer palette needs", SKN_ERR_INVALID_ARGUMENT},
+    {"vertex morphs without their count", "needs joint_count and morph_target_count", SKN_ERR_INVALID_ARGUMENT},
     {"struct_size 8", "struct_size 8", SKN_ERR_INVALID_ARGUMENT},
     {"dst too small", "dst_bytes 64", SKN_ERR_INVALID_ARGUMENT},
 };
@@ -226,10 +230,14 @@ START_TEST(text_bad_request) {
   case 3: d.method = (skn_method)9; break;
   case 4: d.dqs_scale = (skn_dqs_scale)2; break;
   case 5: d.outputs = 4; break;
-  case 6: d.dialect = (skn_glsl_dialect)2; break;
-  case 7: d.palette = (skn_glsl_palette)3; break;
-  case 8: d.flags = 2; break;
-  case 9: d.struct_size = 8; break;
+  case 6: d.dialect = (skn_glsl_dialect)4; break;
+  case 7: d.palette = (skn_glsl_palette)4; break;
+  case 8: d.flags = 0x20; break;
+  case 9: d.flags = SKN_GLSL_COMPUTE; break;
+  case 10: d.dialect = SKN_GLSL_430, d.flags = SKN_GLSL_PREVIOUS; break;
+  case 11: d.palette = SKN_GLSL_PALETTE_STORAGE_BUFFER; break;
+  case 12: d.flags = SKN_GLSL_MORPHS, d.joint_count = 3; break;
+  case 13: d.struct_size = 8; break;
   default: bytes = 64; break;
   }
   char *dst = malloc(1 << 16);
@@ -255,6 +263,11 @@ static const gpu_row OTHER_ROWS[] = {
     {"attributes: tangents the rig lacks", "tangents requested", SKN_ERR_INVALID_ARGUMENT},
     {"attributes: stride too small", "stride 4", SKN_ERR_INVALID_ARGUMENT},
     {"attributes: influences 6", "influences 6", SKN_ERR_INVALID_ARGUMENT},
+    {"attributes: morph ranges of a rig without targets", "morph_ranges requested", SKN_ERR_INVALID_ARGUMENT},
+    {"buffers: a vertex shader's without morphs", "reads no buffer", SKN_ERR_INVALID_ARGUMENT},
+    {"buffers: tangents the rig lacks", "desc asks tangents", SKN_ERR_INVALID_ARGUMENT},
+    {"buffers: BLEND without blend weights", "BLEND needs", SKN_ERR_INVALID_ARGUMENT},
+    {"palette: morph weights of a rig without them", "desc is for 300 joints and 2 morph targets", SKN_ERR_INVALID_ARGUMENT},
 };
 
 START_TEST(palette_and_attributes_bad_request) {
@@ -274,6 +287,10 @@ START_TEST(palette_and_attributes_bad_request) {
   a.influences = 8;
   a.weights = (skn_out_attrib){out, 0};
   skn_status s;
+  skn_gpu_desc compute = gpu_desc(SKN_METHOD_DQS, SKN_GPU_NORMALS | SKN_GPU_TANGENTS);
+  compute.dialect = SKN_GLSL_430, compute.flags = SKN_GLSL_COMPUTE;
+  skn_gpu_buffers b = {sizeof b};
+  b.rest = out, b.influences = (uint32_t *)out;
   switch (_i) {
   case 0: s = skn_pose_gpu_palette(pose, &d, out, 16); break;
   case 1: d.palette = SKN_GLSL_PALETTE_UNIFORM_BLOCK, d.joint_count = 2; s = skn_pose_gpu_palette(pose, &d, out, sizeof out); break;
@@ -285,7 +302,15 @@ START_TEST(palette_and_attributes_bad_request) {
   case 7: a.centers = (skn_out_attrib){out, 0}; s = skn_rig_gpu_attributes(rig, &a); break;
   case 8: a.tangents = (skn_out_attrib){out, 0}; s = skn_rig_gpu_attributes(rig, &a); break;
   case 9: a.weights.stride = 4; s = skn_rig_gpu_attributes(rig, &a); break;
-  default: a.influences = 6; s = skn_rig_gpu_attributes(rig, &a); break;
+  case 10: a.influences = 6; s = skn_rig_gpu_attributes(rig, &a); break;
+  case 11: a.influences = 8, a.morph_ranges = (skn_out_attrib){out, 0}; s = skn_rig_gpu_attributes(rig, &a); break;
+  case 12: s = skn_rig_gpu_buffers(rig, &d, &b); break;
+  case 13: s = skn_rig_gpu_buffers(rig, &compute, &b); break;
+  case 14: compute.method = SKN_METHOD_BLEND, compute.outputs = 0; s = skn_rig_gpu_buffers(rig, &compute, &b); break;
+  default:
+    d.flags = SKN_GLSL_MORPHS, d.joint_count = 300, d.morph_target_count = 2;
+    s = skn_pose_gpu_palette(pose, &d, out, sizeof out);
+    break;
   }
   ck_assert_msg(s == OTHER_ROWS[_i].status, "%s: %s", OTHER_ROWS[_i].what, skn_status_name(s));
   ck_assert_msg(strstr(skn_last_error(), OTHER_ROWS[_i].message), "%s: \"%s\"", OTHER_ROWS[_i].what,
@@ -298,6 +323,84 @@ START_TEST(palette_and_attributes_bad_request) {
 }
 END_TEST
 
+/* The compute shader's buffers and the vertex shader's morph entries on a
+ * rig worked by hand: 3 vertices of 1, 0 and 2 influences (joints 1; -;
+ * 0 and 1, weights 0.25 and 0.75); target 0 sparse (vertex 2 by (1, 2, 3)),
+ * target 1 dense ((0.5, 0, 0) at vertex 0, zeros elsewhere, which bind
+ * drops). */
+START_TEST(buffers_are_the_rig) {
+  float bind[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1};
+  int32_t parents[2] = {-1, 0};
+  float positions[9] = {0, 0, 0, 1, 0, 0, 2, 0, 0};
+  uint32_t offsets[4] = {0, 1, 1, 3}, joints[3] = {1, 0, 1};
+  float weights[3] = {1, 0.25f, 0.75f}, sparse[3] = {1, 2, 3}, dense[9] = {0.5f, 0, 0};
+  uint32_t sparse_vertex = 2;
+  skn_morph_target targets[2] = {{1, &sparse_vertex, {sparse, 0}, {0}, {0}}, {3, NULL, {dense, 0}, {0}, {0}}};
+  skn_bind_desc bd = {sizeof bd};
+  bd.joint_count = 2, bd.parents = parents, bd.bind_matrices = bind, bd.vertex_count = 3;
+  bd.positions = (skn_attrib){positions, 0};
+  bd.influence_offsets = offsets, bd.influence_joints = joints, bd.influence_weights = weights;
+  bd.morph_targets = targets, bd.morph_target_count = 2;
+  skn_rig *rig = bind_or_fail(&bd);
+  skn_gpu_desc d = gpu_desc(SKN_METHOD_LBS_MATRIX, 0);
+  d.dialect = SKN_GLSL_430, d.flags = SKN_GLSL_COMPUTE | SKN_GLSL_MORPHS;
+  skn_gpu_layout layout = {sizeof layout};
+  ck_assert_int_eq(skn_gpu_layout_get(&d, &layout), SKN_OK);
+  ck_assert_uint_eq(layout.rest_floats, 3);
+  ck_assert_uint_eq(layout.output_floats, 3);
+  ck_assert_uint_eq(layout.output_normal, SKN_GPU_ABSENT);
+  ck_assert_uint_eq(layout.morph_words, 4);
+  skn_gpu_buffers b = {sizeof b};
+  ck_assert_int_eq(skn_rig_gpu_buffers(rig, &d, &b), SKN_OK); /* the sizes alone */
+  ck_assert_uint_eq(b.rest_bytes, 36);
+  ck_assert_uint_eq(b.influences_bytes, (4 + 2 * 3) * 4);
+  ck_assert_uint_eq(b.morph_entries_bytes, 2 * 4 * 4);
+  ck_assert_uint_eq(b.morph_first_bytes, 3 * 4);
+  float rest[9];
+  uint32_t words[10], entries[8], first[3];
+  b.rest = rest, b.influences = words, b.morph_entries = entries, b.morph_first = first;
+  ck_assert_int_eq(skn_rig_gpu_buffers(rig, &d, &b), SKN_OK);
+  ck_assert(!memcmp(rest, positions, sizeof rest));
+  uint32_t want_words[10] = {0, 1, 1, 3, 1, 0, 0, 0, 1, 0};
+  memcpy(&want_words[5], &weights[0], 4), memcpy(&want_words[7], &weights[1], 4), memcpy(&want_words[9], &weights[2], 4);
+  ck_assert(!memcmp(words, want_words, sizeof words));
+  uint32_t want_first[3] = {0, 1, 2};
+  ck_assert(!memcmp(first, want_first, sizeof first));
+  float e[8];
+  memcpy(e, entries, sizeof e);
+  ck_assert_uint_eq(entries[0], 2);  /* target 0's entry: vertex 2 */
+  ck_assert(e[1] == 1 && e[2] == 2 && e[3] == 3);
+  ck_assert_uint_eq(entries[4], 0);  /* target 1's: vertex 0 alone */
+  ck_assert(e[5] == 0.5f && e[6] == 0 && e[7] == 0);
+  /* the vertex shader's: vertex by vertex, word 0 the target; ranges per vertex */
+  skn_gpu_desc v = gpu_desc(SKN_METHOD_LBS_MATRIX, 0);
+  v.flags = SKN_GLSL_MORPHS, v.joint_count = 2, v.morph_target_count = 2;
+  ck_assert_int_eq(skn_rig_gpu_buffers(rig, &v, &b), SKN_OK);
+  ck_assert_uint_eq(b.rest_bytes, 0);
+  ck_assert_uint_eq(entries[0], 1); /* vertex 0: target 1 */
+  ck_assert_uint_eq(entries[4], 0); /* vertex 2: target 0 */
+  memcpy(e, entries, sizeof e);
+  ck_assert(e[1] == 0.5f && e[5] == 1 && e[6] == 2 && e[7] == 3);
+  uint32_t ranges[6];
+  skn_gpu_attributes a = {sizeof a};
+  a.morph_ranges = (skn_out_attrib){ranges, 0};
+  ck_assert_int_eq(skn_rig_gpu_attributes(rig, &a), SKN_OK);
+  uint32_t want_ranges[6] = {0, 1, 1, 0, 1, 1};
+  ck_assert(!memcmp(ranges, want_ranges, sizeof ranges));
+  /* the palette: the joints' texels, then the weights, the last vec4 padded */
+  skn_pose *pose = pose_or_fail(rig);
+  float w[2] = {0.5f, -2}, palette[2 * 3 * 4 + 4];
+  ck_assert_int_eq(skn_pose_set_morph_weights(pose, 0, 2, w), SKN_OK);
+  ck_assert_int_eq(skn_gpu_layout_get(&v, &layout), SKN_OK);
+  ck_assert_uint_eq(layout.morph_vec4s, 1);
+  ck_assert_int_eq(skn_pose_gpu_palette(pose, &v, palette, sizeof palette - 1), SKN_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(skn_pose_gpu_palette(pose, &v, palette, sizeof palette), SKN_OK);
+  ck_assert(palette[24] == 0.5f && palette[25] == -2 && palette[26] == 0 && palette[27] == 0);
+  skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+}
+END_TEST
+
 Suite *suite_gpu(void) {
   Suite *s = suite_create("gpu");
   TCase *tc = tcase_create("gpu");
@@ -307,6 +410,7 @@ Suite *suite_gpu(void) {
   tcase_add_test(tc, attributes_are_the_rig_influences);
   tcase_add_test(tc, text_has_what_was_asked);
   tcase_add_test(tc, set_error_is_last_error);
+  tcase_add_test(tc, buffers_are_the_rig);
   tcase_add_loop_test(tc, text_bad_request, 0, sizeof TEXT_ROWS / sizeof TEXT_ROWS[0]);
   tcase_add_loop_test(tc, palette_and_attributes_bad_request, 0, sizeof OTHER_ROWS / sizeof OTHER_ROWS[0]);
   suite_add_tcase(s, tc);

@@ -169,10 +169,10 @@ typedef struct skn_gltf_bind_desc {
 } skn_gltf_bind_desc;
 skn_status skn_gltf_bind(const skn_gltf * gltf, const skn_gltf_bind_desc * desc, skn_rig ** out_rig);
 skn_status skn_gltf_pose(const skn_gltf * gltf, uint32_t primitive, uint32_t animation, float time, skn_pose * pose);
-typedef enum skn_glsl_dialect { SKN_GLSL_330 = 0, SKN_GLSL_300_ES, SKN_GLSL_DIALECT_FORCE_U32 = 0x7FFFFFFF } skn_glsl_dialect;
-typedef enum skn_glsl_palette { SKN_GLSL_PALETTE_UNIFORM_BLOCK = 0, SKN_GLSL_PALETTE_TEXTURE_BUFFER, SKN_GLSL_PALETTE_TEXTURE_2D, SKN_GLSL_PALETTE_FORCE_U32 = 0x7FFFFFFF } skn_glsl_palette;
+typedef enum skn_glsl_dialect { SKN_GLSL_330 = 0, SKN_GLSL_300_ES, SKN_GLSL_430, SKN_GLSL_310_ES, SKN_GLSL_DIALECT_FORCE_U32 = 0x7FFFFFFF } skn_glsl_dialect;
+typedef enum skn_glsl_palette { SKN_GLSL_PALETTE_UNIFORM_BLOCK = 0, SKN_GLSL_PALETTE_TEXTURE_BUFFER, SKN_GLSL_PALETTE_TEXTURE_2D, SKN_GLSL_PALETTE_STORAGE_BUFFER, SKN_GLSL_PALETTE_FORCE_U32 = 0x7FFFFFFF } skn_glsl_palette;
 enum { SKN_GPU_NORMALS = 1u << 0, SKN_GPU_TANGENTS = 1u << 1 };
-enum { SKN_GLSL_NO_VERSION = 1u << 0 };
+enum { SKN_GLSL_NO_VERSION = 1u << 0, SKN_GLSL_COMPUTE = 1u << 1, SKN_GLSL_MORPHS = 1u << 2, SKN_GLSL_PREVIOUS = 1u << 3, SKN_GLSL_MORPH_PASS = 1u << 4 };
 typedef struct skn_gpu_desc {
   uint32_t struct_size;
   skn_method method;
@@ -183,6 +183,7 @@ typedef struct skn_gpu_desc {
   skn_glsl_palette palette;
   uint32_t joint_count;
   uint32_t flags;
+  uint32_t morph_target_count;
 } skn_gpu_desc;
 skn_status skn_glsl_source(const skn_gpu_desc * desc, char * dst, size_t dst_bytes, size_t * out_length);
 enum { SKN_GPU_NEEDS_BLEND_WEIGHTS = 1u << 0, SKN_GPU_NEEDS_CENTERS = 1u << 1 };
@@ -190,6 +191,13 @@ typedef struct skn_gpu_layout {
   uint32_t struct_size;
   uint32_t palette_vec4s;
   uint32_t needs;
+  uint32_t rest_floats;
+  uint32_t output_floats;
+  uint32_t output_normal;
+  uint32_t output_tangent;
+  uint32_t output_previous;
+  uint32_t morph_words;
+  uint32_t morph_vec4s;
 } skn_gpu_layout;
 skn_status skn_gpu_layout_get(const skn_gpu_desc * desc, skn_gpu_layout * out);
 skn_status skn_pose_gpu_palette(const skn_pose * pose, const skn_gpu_desc * desc, void * dst, size_t dst_bytes);
@@ -204,8 +212,21 @@ typedef struct skn_gpu_attributes {
   skn_out_attrib positions;
   skn_out_attrib normals;
   skn_out_attrib tangents;
+  skn_out_attrib morph_ranges;
 } skn_gpu_attributes;
 skn_status skn_rig_gpu_attributes(const skn_rig * rig, const skn_gpu_attributes * out);
+typedef struct skn_gpu_buffers {
+  uint32_t struct_size;
+  void * rest;
+  uint32_t * influences;
+  uint32_t * morph_entries;
+  uint32_t * morph_first;
+  size_t rest_bytes;
+  size_t influences_bytes;
+  size_t morph_entries_bytes;
+  size_t morph_first_bytes;
+} skn_gpu_buffers;
+skn_status skn_rig_gpu_buffers(const skn_rig * rig, const skn_gpu_desc * desc, skn_gpu_buffers * out);
 struct skn_api {
   uint32_t struct_size;
   uint32_t abi_version;
@@ -244,10 +265,12 @@ struct skn_api {
   skn_status (*pose_morph_weights)(const skn_pose * pose, uint32_t first, uint32_t count, float * out);
   skn_status (*gltf_morph_target_name)(const skn_gltf * gltf, uint32_t primitive, uint32_t target, const char ** out_name);
   skn_status (*gltf_open_with)(const skn_gltf_open_desc * desc, skn_gltf ** out);
+  skn_status (*rig_gpu_buffers)(const skn_rig * rig, const skn_gpu_desc * desc, skn_gpu_buffers * out);
 };
 const skn_api * skn_get_api(uint32_t abi_major);
 static const uint32_t SKN_VERSION_MAJOR = 1;
-static const uint32_t SKN_VERSION_MINOR = 3;
+static const uint32_t SKN_VERSION_MINOR = 4;
 static const uint32_t SKN_VERSION_PATCH = 0;
 static const uint32_t SKN_GLTF_NO_ANIMATION = 0xFFFFFFFFu;
+static const uint32_t SKN_GPU_ABSENT = 0xFFFFFFFFu;
 ]]

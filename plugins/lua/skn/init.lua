@@ -71,8 +71,8 @@ local LAYOUTS = { full = 0, compact = 1 }
 local WEIGHT_MODES = { normalize = 0, ["as-given"] = 1, ["require-unit"] = 2 }
 local PALETTES = { mat4 = { 0, 16 }, rows3x4 = { 1, 12 }, ["normal-rows3x4"] = { 2, 12 },
   ["dual-quat"] = { 3, 8 }, ["dual-quat-scale"] = { 4, 20 }, ["dual-quat-scale-keep-y"] = { 5, 20 } }
-local DIALECTS = { ["330"] = 0, ["300 es"] = 1 }
-local GLSL_PALETTES = { ["uniform-block"] = 0, ["texture-buffer"] = 1, ["texture-2d"] = 2 }
+local DIALECTS = { ["330"] = 0, ["300 es"] = 1, ["430"] = 2, ["310 es"] = 3 }
+local GLSL_PALETTES = { ["uniform-block"] = 0, ["texture-buffer"] = 1, ["texture-2d"] = 2, ["storage-buffer"] = 3 }
 
 -- The tables, for the layout test (each must cover its enum in skn.h).
 skn.names = { skn_method = METHODS, skn_dqs_scale = SPLITS, skn_stores = STORES, skn_bind_layout = LAYOUTS,
@@ -575,7 +575,7 @@ end
 
 -- ---- GPU ----
 -- skn's GLSL (skn_glsl_source) for o.method, o.influences (4 or 8), o.dialect
--- ("330", "300 es"), o.palette ("uniform-block", ...), o.joint_count, and
+-- ("330", "300 es", "430", "310 es"), o.palette ("uniform-block", ...), o.joint_count, and
 -- o.normals / o.tangents for skn_skin_normal() / skn_skin_tangent().
 function skn.glsl_source(o)
   local d = ffi.new("skn_gpu_desc")

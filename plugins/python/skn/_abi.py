@@ -25,9 +25,11 @@ PALETTES = {"mat4": (0, 16), "rows3x4": (1, 12), "normal-rows3x4": (2, 12), "dua
 RIG_HAS_NORMALS, RIG_HAS_TANGENTS, RIG_HAS_BLEND_WEIGHTS, RIG_HAS_CENTERS, RIG_COMPACT = 1, 2, 4, 8, 16
 NO_ANIMATION = 0xFFFFFFFF
 SIMD = {"auto": 0, "scalar": 1, "portable": 2, "avx2": 3, "avx512": 4}
-GLSL_DIALECTS = {"330": 0, "300 es": 1}
-GLSL_PALETTES = {"uniform-block": 0, "texture-buffer": 1, "texture-2d": 2}
+GLSL_DIALECTS = {"330": 0, "300 es": 1, "430": 2, "310 es": 3}
+GLSL_PALETTES = {"uniform-block": 0, "texture-buffer": 1, "texture-2d": 2, "storage-buffer": 3}
 GPU_NORMALS, GPU_TANGENTS, GLSL_NO_VERSION = 1, 2, 1
+GLSL_COMPUTE, GLSL_MORPHS, GLSL_PREVIOUS, GLSL_MORPH_PASS = 2, 4, 8, 16
+GPU_ABSENT = 0xFFFFFFFF
 GPU_NEEDS_BLEND_WEIGHTS, GPU_NEEDS_CENTERS = 1, 2
 GLTF_OPEN_ANY_PATH = 1
 
@@ -131,16 +133,25 @@ class GltfOpenDesc(Struct):
 
 class GpuDesc(Struct):
     _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "method", "dqs_scale", "influences", "outputs",
-                                               "dialect", "palette", "joint_count", "flags")]
+                                               "dialect", "palette", "joint_count", "flags", "morph_target_count")]
 
 
 class GpuLayout(Struct):
-    _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "palette_vec4s", "needs")]
+    _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "palette_vec4s", "needs", "rest_floats", "output_floats",
+                                               "output_normal", "output_tangent", "output_previous", "morph_words",
+                                               "morph_vec4s")]
 
 
 class GpuAttributes(Struct):
     _fields_ = [("struct_size", ctypes.c_uint32), ("influences", ctypes.c_uint32), ("joint_bits", ctypes.c_uint32)] + \
-        [(n, Attrib) for n in ("joints", "weights", "blend_weights", "centers", "positions", "normals", "tangents")]
+        [(n, Attrib) for n in ("joints", "weights", "blend_weights", "centers", "positions", "normals", "tangents",
+                               "morph_ranges")]
+
+
+class GpuBuffers(Struct):
+    _fields_ = [("struct_size", ctypes.c_uint32)] + \
+        [(n, ctypes.c_void_p) for n in ("rest", "influences", "morph_entries", "morph_first")] + \
+        [(n, ctypes.c_size_t) for n in ("rest_bytes", "influences_bytes", "morph_entries_bytes", "morph_first_bytes")]
 
 
 _P = ctypes.c_void_p
@@ -176,6 +187,7 @@ PROTOTYPES = {
     "skn_gpu_layout_get": (ctypes.c_uint32, [ctypes.POINTER(GpuDesc), ctypes.POINTER(GpuLayout)]),
     "skn_pose_gpu_palette": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuDesc), _P, ctypes.c_size_t]),
     "skn_rig_gpu_attributes": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuAttributes)]),
+    "skn_rig_gpu_buffers": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuDesc), ctypes.POINTER(GpuBuffers)]),
     "skn_gltf_open_memory": (ctypes.c_uint32, [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_P)]),
     # 1.2
     "skn_pose_set_morph_weights": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.c_uint32, c_float_p]),

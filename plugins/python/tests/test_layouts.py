@@ -21,6 +21,7 @@ STRUCTS = {
     "skn_gltf_animation_info": _abi.GltfAnimationInfo, "skn_gltf_bind_desc": _abi.GltfBindDesc,
     "skn_gltf_open_desc": _abi.GltfOpenDesc,
     "skn_gpu_desc": _abi.GpuDesc, "skn_gpu_layout": _abi.GpuLayout, "skn_gpu_attributes": _abi.GpuAttributes,
+    "skn_gpu_buffers": _abi.GpuBuffers,
 }
 LEFT_OUT_STRUCTS = {
     "skn_allocator": "a host's allocator is C code; Python's memory is the interpreter's",
@@ -45,6 +46,8 @@ CONSTANTS = {
     "SKN_GLSL_NO_VERSION": _abi.GLSL_NO_VERSION, "SKN_GPU_NEEDS_BLEND_WEIGHTS": _abi.GPU_NEEDS_BLEND_WEIGHTS,
     "SKN_GPU_NEEDS_CENTERS": _abi.GPU_NEEDS_CENTERS, "SKN_GLTF_NO_ANIMATION": _abi.NO_ANIMATION,
     "SKN_VERSION_MAJOR": _abi.ABI_MAJOR, "SKN_GLTF_OPEN_ANY_PATH": _abi.GLTF_OPEN_ANY_PATH,
+    "SKN_GLSL_COMPUTE": _abi.GLSL_COMPUTE, "SKN_GLSL_MORPHS": _abi.GLSL_MORPHS, "SKN_GLSL_PREVIOUS": _abi.GLSL_PREVIOUS,
+    "SKN_GLSL_MORPH_PASS": _abi.GLSL_MORPH_PASS, "SKN_GPU_ABSENT": _abi.GPU_ABSENT,
 }
 LEFT_OUT_CONSTANTS = {
     "SKN_GLTF_HAS_NORMALS": "the package reads a primitive's flags through skn_gltf_primitive_info as a number",
