@@ -721,7 +721,7 @@ SKN_API skn_status skn_gltf_pose(const skn_gltf *gltf, uint32_t primitive, uint3
  *   BLEND           8: DQS's, M_i's; +3 N_i's          joints, weights, b
  *   COR             8: DQS's, M_i's; +3 N_i's          joints, weights, center
  * plugins/gl (skn_gl.h) does all of it for a host with an OpenGL 3.3 or
- * OpenGL ES 3.0 context. The vertex shader reads 4 or 8 influences a
+ * OpenGL ES 3.0 context. The vertex shader reads 4, 8, 12 or 16 (1.4) influences a
  * vertex; with SKN_GLSL_MORPHS (1.4) it applies morph targets too: each
  * vertex's entries (skn_rig_gpu_buffers, vertex by vertex) in a 2D R32UI
  * texture, the pose's weights after the joints in the palette — work in
@@ -797,7 +797,7 @@ typedef struct skn_gpu_desc {
   uint32_t struct_size;
   skn_method method;
   skn_dqs_scale dqs_scale;    /* the split the palette holds (DQS, BLEND, COR), as skn_skin_desc */
-  uint32_t influences;        /* per vertex, as the attributes hold them: 4 or 8 (0 = 4); the
+  uint32_t influences;        /* per vertex, as the attributes hold them: 4, 8, 12 or 16 (0 = 4); the
                                  compute shader reads any number and ignores it */
   uint32_t outputs;           /* SKN_GPU_NORMALS | SKN_GPU_TANGENTS */
   skn_glsl_dialect dialect;
@@ -824,7 +824,7 @@ typedef struct skn_gpu_desc {
  * same arithmetic, its inputs and outputs in storage buffers (its comment
  * lists them), layout(local_size_x = 64).
  * Errors (SKN_ERR_INVALID_ARGUMENT, nothing written): an unknown method,
- * split, dialect, palette or bit; influences other than 4 or 8 (vertex
+ * split, dialect, palette or bit; influences other than 4, 8, 12 or 16 (vertex
  * shader); a texture buffer in GLSL ES; a storage buffer before GLSL 4.30 /
  * ES 3.10; SKN_GLSL_COMPUTE in GLSL 3.30 or ES 3.00, or MORPHS, PREVIOUS or
  * MORPH_PASS without it; a uniform block with joint_count 0; dst_bytes
@@ -881,7 +881,7 @@ SKN_API skn_status skn_pose_gpu_palette(const skn_pose *pose, const skn_gpu_desc
  * skn_out_attrib (stride 0: packed) that is written where data is not NULL. */
 typedef struct skn_gpu_attributes {
   uint32_t struct_size;
-  uint32_t influences;          /* k per vertex: 4 or 8 (0 = 4), as skn_gpu_desc */
+  uint32_t influences;          /* k per vertex: 4, 8, 12 or 16 (0 = 4), as skn_gpu_desc */
   uint32_t joint_bits;          /* 16 (0 = 16) or 8, for rigs of at most 256 joints */
   skn_out_attrib joints;        /* k unsigned indices of joint_bits (skn_joints0 = the first four,
                                    skn_joints1 the next); a vertex's unused slots are joint 0 */
@@ -903,7 +903,7 @@ typedef struct skn_gpu_attributes {
 /* Writes the rig's per-vertex GPU inputs: its influences after bind's
  * pruning and normalizing (the weights the kernels use), up to k a vertex
  * in bind's order, padded with weight 0. Errors (nothing written): an
- * output the rig was not bound with, influences other than 4 or 8,
+ * output the rig was not bound with, influences other than 4, 8, 12 or 16,
  * joint_bits other than 8 or 16, 8 with more than 256 joints, 16 with more
  * than 65536 (SKN_ERR_INVALID_ARGUMENT); a vertex of more than k influences
  * (SKN_ERR_UNSUPPORTED: bind with max_influences = k). */

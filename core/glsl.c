@@ -1,8 +1,8 @@
 /* glsl.c — skn_glsl_source: the shader text for a skn_gpu_desc, composed
  * from the pieces in core/glsl/ (embedded at build time by
  * scripts/glsl_to_c). Each piece is plain GLSL, cut into sections by lines
- * "//! name" (common, position, normal, tangent; 4 and 8 for the vertex
- * shader's influence count; vertex and compute for the stage; morphs,
+ * "//! name" (common, position, normal, tangent; vertex and compute for the
+ * stage; morphs,
  * previous, blend and center for the compute shader's main); the text takes
  * the sections the desc asks for, so that a host reads only what its shader
  * runs. The skinning pieces are the same for both stages: they read the
@@ -20,7 +20,7 @@
 
 /* Sections a piece may be cut into. */
 enum {
-  SEC_COMMON = 1, SEC_POSITION = 2, SEC_NORMAL = 4, SEC_TANGENT = 8, SEC_K4 = 16, SEC_K8 = 32,
+  SEC_COMMON = 1, SEC_POSITION = 2, SEC_NORMAL = 4, SEC_TANGENT = 8,
   SEC_VERTEX = 64, SEC_COMPUTE = 128, SEC_MORPHS = 256, SEC_PREVIOUS = 512, SEC_BLEND = 1024, SEC_CENTER = 2048
 };
 
@@ -50,8 +50,7 @@ static void putf(glsl_text *t, const char *fmt, ...) {
 static unsigned section_of(const char *name, size_t n) {
   static const struct { const char *name; unsigned bit; } SECTIONS[] = {
       {"common", SEC_COMMON}, {"position", SEC_POSITION}, {"normal", SEC_NORMAL},
-      {"tangent", SEC_TANGENT}, {"4", SEC_K4},             {"8", SEC_K8},
-      {"vertex", SEC_VERTEX},   {"compute", SEC_COMPUTE},  {"morphs", SEC_MORPHS},
+      {"tangent", SEC_TANGENT}, {"vertex", SEC_VERTEX},   {"compute", SEC_COMPUTE},  {"morphs", SEC_MORPHS},
       {"previous", SEC_PREVIOUS}, {"blend", SEC_BLEND},    {"center", SEC_CENTER}};
   for (size_t k = 0; k < sizeof SECTIONS / sizeof SECTIONS[0]; ++k)
     if (strlen(SECTIONS[k].name) == n && !strncmp(SECTIONS[k].name, name, n)) return SECTIONS[k].bit;
@@ -97,7 +96,8 @@ static void put_header(glsl_text *t, const skn_gpu_plan *p) {
   if (d->outputs & SKN_GPU_TANGENTS) put(t, "//   vec4 skn_skin_tangent(vec4 rest_tangent);\n");
   put(t, "// It reads these vertex inputs, written by skn_rig_gpu_attributes:\n"
          "//   in uvec4 skn_joints0;  in vec4 skn_weights0;   influences 0-3 (joints as integers)\n");
-  if (d->influences == 8) put(t, "//   in uvec4 skn_joints1;  in vec4 skn_weights1;   influences 4-7\n");
+  for (uint32_t k = 1; k < d->influences / 4; ++k)
+    putf(t, "//   in uvec4 skn_joints%u;  in vec4 skn_weights%u;   influences %u-%u\n", k, k, 4 * k, 4 * k + 3);
   if (d->method == SKN_METHOD_BLEND) put(t, "//   in float skn_blend;     BLEND's b: blend_weights\n");
   if (d->method == SKN_METHOD_COR) put(t, "//   in vec4 skn_center;     COR's center, w = 0 where LBS serves\n");
   if (p->morph_vec4s)
@@ -184,6 +184,22 @@ static void compose_compute(glsl_text *t, const skn_gpu_plan *p) {
   put_piece(t, skn_glsl_compute_skin, main_wanted);
 }
 
+/* The vertex shader's influences, k = SKN_INFLUENCES (4, 8, 12 or 16), four
+ * a vertex input. */
+static void put_vertex_influences(glsl_text *t, uint32_t k) {
+  put_piece(t, skn_glsl_influences, SEC_VERTEX);
+  for (uint32_t i = 0; i < k / 4; ++i)
+    putf(t, "in uvec4 skn_joints%u;   // influences %u-%u\nin vec4 skn_weights%u;\n", i, 4 * i, 4 * i + 3, i);
+  put(t, "\nconst int skn_first = 0, skn_end = SKN_INFLUENCES;  // the slots the blends walk\nint skn_joint(int s) { return int(");
+  for (uint32_t i = 0; i + 1 < k / 4; ++i) putf(t, "s < %u ? skn_joints%u[s - %u] : ", 4 * i + 4, i, 4 * i);
+  putf(t, "skn_joints%u[s - %u]); }\nfloat skn_weight(int s) { return ", k / 4 - 1, k - 4);
+  for (uint32_t i = 0; i + 1 < k / 4; ++i) putf(t, "s < %u ? skn_weights%u[s - %u] : ", 4 * i + 4, i, 4 * i);
+  putf(t, "skn_weights%u[s - %u]; }\n\n// A vertex bound with no influence stays at rest, as skn_skin leaves it.\n"
+          "bool skn_unbound() { return ", k / 4 - 1, k - 4);
+  for (uint32_t i = 0; i < k / 4; ++i) putf(t, "%sskn_weights%u == vec4(0.0)", i ? " && " : "", i);
+  put(t, "; }\n\n");
+}
+
 static void compose(glsl_text *t, const skn_gpu_plan *p) {
   if (p->compute) {
     compose_compute(t, p);
@@ -199,7 +215,7 @@ static void compose(glsl_text *t, const skn_gpu_plan *p) {
   put_header(t, p);
   put_preamble(t, p);
   put_piece(t, PALETTES[d->palette], SEC_COMMON);
-  put_piece(t, skn_glsl_influences, d->influences == 8 ? SEC_K8 : SEC_K4);
+  put_vertex_influences(t, d->influences);
   put_piece(t, skn_glsl_math, wanted);
   if (p->lbs >= 0) put_piece(t, skn_glsl_lbs, wanted);
   if (p->quat >= 0) put_piece(t, skn_glsl_lbs_quaternion, wanted);

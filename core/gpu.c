@@ -20,9 +20,9 @@ static skn_status check_stage(const skn_gpu_desc *d, const char *call) {
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: flags 0x%x: PREVIOUS and MORPH_PASS are the compute shader's; "
                      "add SKN_GLSL_COMPUTE", call, d->flags);
   if (d->flags & SKN_GLSL_COMPUTE) return SKN_OK; /* any influences, the palette in a storage buffer */
-  if (d->influences != 4 && d->influences != 8)
-    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: influences %u: the vertex shader reads 4 or 8 a vertex (the "
-                     "compute shader, SKN_GLSL_COMPUTE, any number)", call, d->influences);
+  if (d->influences % 4 || d->influences > SKN_GPU_VERTEX_INFLUENCES)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: influences %u: the vertex shader reads 4, 8, 12 or 16 a vertex "
+                     "(the compute shader, SKN_GLSL_COMPUTE, any number)", call, d->influences);
   if (es && d->palette == SKN_GLSL_PALETTE_TEXTURE_BUFFER)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: GLSL ES has no texture buffers here; use "
                      "SKN_GLSL_PALETTE_TEXTURE_2D", call);
@@ -206,8 +206,8 @@ static skn_status check_output(skn_out_attrib a, size_t size, int bound, const c
 }
 
 static skn_status check_attributes(const skn_rig *rig, const skn_gpu_attributes *d) {
-  if (d->influences != 4 && d->influences != 8)
-    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_attributes: influences %u: the GLSL reads 4 or 8 a "
+  if (d->influences % 4 || d->influences > SKN_GPU_VERTEX_INFLUENCES)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_attributes: influences %u: the GLSL reads 4, 8, 12 or 16 a "
                      "vertex", d->influences);
   if (d->joint_bits != 8 && d->joint_bits != 16)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "rig_gpu_attributes: joint_bits %u is not 8 or 16", d->joint_bits);
@@ -251,8 +251,8 @@ static char *out_at(skn_out_attrib a, size_t size, uint32_t v) {
 
 static void write_influences(const skn_rig *rig, const skn_gpu_attributes *d, uint32_t v) {
   uint32_t k = d->influences, lo = rig->influence_offsets[v], n = rig->influence_offsets[v + 1] - lo;
-  uint16_t joints[8] = {0};
-  float weights[8] = {0};
+  uint16_t joints[SKN_GPU_VERTEX_INFLUENCES] = {0};
+  float weights[SKN_GPU_VERTEX_INFLUENCES] = {0};
   for (uint32_t s = 0; s < n; ++s) {
     joints[s] = (uint16_t)rig->influence_joints[lo + s];
     weights[s] = rig->influence_weights[lo + s];

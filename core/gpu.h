@@ -9,6 +9,7 @@
 #define SKN_GPU_DESC_V1_SIZE 36u   /* the first release's skn_gpu_desc (1.1) */
 #define SKN_GPU_ATTRIBUTES_V1_SIZE 128u
 #define SKN_GPU_LAYOUT_V1_SIZE 12u
+#define SKN_GPU_VERTEX_INFLUENCES 16u /* the most a vertex the vertex shader reads (4 vertex inputs of 4) */
 SKN_PIN(gpu_desc, offsetof(skn_gpu_desc, morph_target_count) == SKN_GPU_DESC_V1_SIZE);
 SKN_PIN(gpu_attributes, offsetof(skn_gpu_attributes, morph_ranges) == SKN_GPU_ATTRIBUTES_V1_SIZE);
 

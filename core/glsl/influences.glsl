@@ -1,31 +1,10 @@
-//! 4
+//! vertex
 // The influences, as skn_rig_gpu_attributes writes them: joint indices as
 // unsigned integers (glVertexAttribIPointer from GL_UNSIGNED_SHORT or
-// GL_UNSIGNED_BYTE) and their weights; a vertex's unused slots weigh 0.
-in uvec4 skn_joints0;   // influences 0-3
-in vec4 skn_weights0;
-
-const int skn_first = 0, skn_end = SKN_INFLUENCES;  // the slots the blends walk
-int skn_joint(int s) { return int(skn_joints0[s]); }
-float skn_weight(int s) { return skn_weights0[s]; }
-
-// A vertex bound with no influence stays at rest, as skn_skin leaves it.
-bool skn_unbound() { return skn_weights0 == vec4(0.0); }
-//! 8
-// The influences, as skn_rig_gpu_attributes writes them: joint indices as
-// unsigned integers (glVertexAttribIPointer from GL_UNSIGNED_SHORT or
-// GL_UNSIGNED_BYTE) and their weights; a vertex's unused slots weigh 0.
-in uvec4 skn_joints0;   // influences 0-3
-in vec4 skn_weights0;
-in uvec4 skn_joints1;   // influences 4-7
-in vec4 skn_weights1;
-
-const int skn_first = 0, skn_end = SKN_INFLUENCES;  // the slots the blends walk
-int skn_joint(int s) { return int(s < 4 ? skn_joints0[s] : skn_joints1[s - 4]); }
-float skn_weight(int s) { return s < 4 ? skn_weights0[s] : skn_weights1[s - 4]; }
-
-// A vertex bound with no influence stays at rest, as skn_skin leaves it.
-bool skn_unbound() { return skn_weights0 == vec4(0.0) && skn_weights1 == vec4(0.0); }
+// GL_UNSIGNED_BYTE) and their weights, four a vertex input (skn_joints0 and
+// skn_weights0 influences 0-3, skn_joints1 and skn_weights1 4-7, ...); a
+// vertex's unused slots weigh 0. (The inputs, skn_joint(), skn_weight() and
+// skn_unbound() for SKN_INFLUENCES follow, written by glsl.c.)
 //! compute
 // The influences, as skn_rig_gpu_buffers writes them (any number a vertex,
 // exactly those skn_skin uses): the job's words start at skn_influence_base;

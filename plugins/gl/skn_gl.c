@@ -197,10 +197,13 @@ static skn_status attach_inputs(skn_gl *g, const vertex_record *r, GLenum joint_
   skn_status st = attach_input(g, "skn_rest_position", 1, r->position, 3, GL_FLOAT, s);
   if (!st) st = attach_input(g, "skn_rest_normal", r->has_normal, r->normal, 3, GL_FLOAT, s);
   if (!st) st = attach_input(g, "skn_rest_tangent", r->has_tangent, r->tangent, 4, GL_FLOAT, s);
-  if (!st) st = attach_input(g, "skn_joints0", 1, r->joints, 4, joint_type, s);
-  if (!st) st = attach_input(g, "skn_weights0", 1, r->weights, 4, GL_FLOAT, s);
-  if (!st && k == 8) st = attach_input(g, "skn_joints1", 1, r->joints + 4 * joint_bytes, 4, joint_type, s);
-  if (!st && k == 8) st = attach_input(g, "skn_weights1", 1, r->weights + 16, 4, GL_FLOAT, s);
+  for (uint32_t q = 0; !st && q < k / 4; ++q) { /* skn_joints0 and skn_weights0 the first four, ... */
+    char joints[24], weights[24];
+    snprintf(joints, sizeof joints, "skn_joints%u", q);
+    snprintf(weights, sizeof weights, "skn_weights%u", q);
+    st = attach_input(g, joints, 1, r->joints + 4 * q * joint_bytes, 4, joint_type, s);
+    if (!st) st = attach_input(g, weights, 1, r->weights + 16 * q, 4, GL_FLOAT, s);
+  }
   if (!st) st = attach_input(g, "skn_blend", r->has_blend, r->blend, 1, GL_FLOAT, s);
   if (!st) st = attach_input(g, "skn_center", r->has_center, r->center, 4, GL_FLOAT, s);
   if (!st) st = attach_input(g, "skn_morph_range", r->has_morphs, r->morph_range, 2, GL_UNSIGNED_INT, s);
@@ -346,7 +349,8 @@ static skn_status choose_path(skn_gl *g, const skn_gl_desc *d, uint32_t rig_coun
 /* The skn_gpu_desc of the text and the palette, from the host's desc and
  * what the context and the rig allow. */
 static skn_status plan(skn_gl *g, const skn_gl_desc *d, const skn_rig_info *info) {
-  g->influences = d->influences ? d->influences : info->max_influences_per_vertex > 4 ? 8 : 4;
+  uint32_t most = info->max_influences_per_vertex; /* 0: the rig's most, in fours (at least 4, at most 16) */
+  g->influences = d->influences ? d->influences : most <= 4 ? 4 : most > 16 ? 16 : (most + 3) / 4 * 4;
   skn_gpu_desc gpu = {sizeof gpu};
   gpu.method = d->method;
   gpu.dqs_scale = d->dqs_scale;

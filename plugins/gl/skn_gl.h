@@ -5,7 +5,7 @@
  *     influences a vertex, morph targets, the previous frame's positions on
  *     request, and many poses (a crowd) or rigs in one dispatch;
  *   - vertex (OpenGL 3.3, OpenGL ES 3.0): skn's GLSL in the host's vertex
- *     shader, every draw; 4 or 8 influences a vertex, morph targets.
+ *     shader, every draw; up to 16 influences a vertex, morph targets.
  * The adapter takes the compute path where the context has it (AUTO) and
  * says which it took (skn_gl_info). The host's vertex main is the same for
  * both: it calls skn_skin_position(skn_rest_position) and its kin, which on
@@ -79,7 +79,8 @@ typedef struct skn_gl_desc {
   skn_gl_loader loader;            /* required: the host's GL entry points */
   skn_method method;
   skn_dqs_scale dqs_scale;         /* as skn_skin_desc */
-  uint32_t influences;             /* 4 or 8 a vertex; 0: 4, or 8 where a vertex of the rig has more */
+  uint32_t influences;             /* vertex path: 4, 8, 12 or 16 a vertex; 0: the rig's most, rounded up
+                                      to four (the compute path reads any number) */
   uint32_t outputs;                /* SKN_GPU_NORMALS | SKN_GPU_TANGENTS: the skn_skin_* functions */
   skn_gl_palette palette;
   uint32_t joint_bits;             /* the joints' vertex input: 16 (0) or 8 (<= 256 joints) */

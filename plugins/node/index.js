@@ -495,7 +495,7 @@ function openMemory(bytes, o = {}) {
     folder: o.folder === undefined ? null : pathName(o.folder, 'folder'), flags: o.anyPath ? C.SKN_GLTF_OPEN_ANY_PATH : 0 });
 }
 
-// skn's GLSL (skn_glsl_source) for o.method, o.influences (4 or 8),
+// skn's GLSL (skn_glsl_source) for o.method, o.influences (4, 8, 12 or 16),
 // o.dialect ("330", "300 es", "430", "310 es"), o.palette ("uniform-block", ...),
 // o.jointCount, and o.normals / o.tangents.
 function glslSource(o = {}) {

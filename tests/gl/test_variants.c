@@ -1,7 +1,8 @@
 /* test_variants.c — every text skn_glsl_source makes in this context's
  * dialect (method x influences x outputs x palette, and both DQS splits
  * where the method has them) compiles, links and skins a random rig with
- * scaled and sheared joints as skn_skin does. */
+ * scaled and sheared joints as skn_skin does; 12 and 16 influences a vertex
+ * with every method (all outputs, one palette: each text is a compile). */
 #include "rigs.h"
 
 #include <stdlib.h>
@@ -55,6 +56,26 @@ static void without_version(void) {
   }
 }
 
+/* 11 influences a vertex (read as 12) and 16, the adapter choosing k. */
+static void many_influences(void) {
+  for (uint32_t k = 11; k <= 16; k += 5) {
+    posed sheared, uniform;
+    int ok = random_posed(&sheared, 15 + k, 40, 300, k, 2) && random_posed(&uniform, 16 + k, 40, 300, k, 1);
+    check(ok, "variants: the rigs of %u influences bind", k);
+    for (int m = 0; ok && m <= SKN_METHOD_COR; ++m)
+      for (int split = 0; split < (m >= SKN_METHOD_DQS ? 2 : 1); ++split) {
+        gpu_case c = {(skn_method)m, (skn_dqs_scale)split, 0, SKN_GPU_NORMALS | SKN_GPU_TANGENTS,
+                      SKN_GL_PALETTE_TEXTURE_2D, 16};
+        skn_gl_info info = {sizeof info};
+        skin_diff d = compare_case(m == SKN_METHOD_LBS_QUATERNION ? &uniform : &sheared, &c, &info);
+        check_diff(&d, &c, gl_context_api ? "variants (ES), many influences" : "variants, many influences");
+        check(d.position > 1e29 || info.influences == (k + 3) / 4 * 4, "variants: %u influences read as %u", k,
+              info.influences);
+      }
+    posed_free(&sheared), posed_free(&uniform);
+  }
+}
+
 void test_variants(void) {
   posed sheared[2], uniform[2];
   int ok = random_posed(&sheared[0], 11, 40, 300, 4, 2) && random_posed(&sheared[1], 12, 40, 300, 8, 2) &&
@@ -62,6 +83,7 @@ void test_variants(void) {
   check(ok, "variants: the random rigs bind");
   for (int m = 0; ok && m <= SKN_METHOD_COR; ++m)
     sweep_method((skn_method)m, m == SKN_METHOD_LBS_QUATERNION ? uniform : sheared);
+  many_influences();
   without_version();
   for (int k = 0; k < 2; ++k) posed_free(&sheared[k]), posed_free(&uniform[k]);
 }

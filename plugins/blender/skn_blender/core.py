@@ -55,7 +55,7 @@ def triangles_of(mesh):
     return tris.reshape(-1, 3)
 
 
-GPU_INFLUENCES = 8  # the most influences a vertex skn's GLSL reads (skn_gpu_desc.influences: 4 or 8)
+GPU_INFLUENCES = 16  # the most influences a vertex skn's GLSL reads (skn_gpu_desc.influences: 4, 8, 12 or 16)
 GPU_MORPH_ENTRIES = 1024 * 16384 // 2  # 2 texels an entry in a texture of 1024 x 16384 (viewport.Morphs;
                                        # GL_MAX_TEXTURE_SIZE is 16384 on llvmpipe and most GPUs)
 

@@ -29,7 +29,7 @@ sees the deformed mesh. GPU (viewport) skins in the viewport's vertex shader
 draw of the object is hidden (Display As: Bounds, so it can still be
 clicked, outlined and saved) until the deformation is given back. Render and
 Apply take the CPU path in both modes, and so does a mesh GPU mode cannot
-draw as the modifier would (modifiers below the armature's, more than 8
+draw as the modifier would (modifiers below the armature's, more than 16
 joints a vertex), saying so. Shape keys and the mask it draws (viewport.py).
 """
 import bpy

@@ -235,13 +235,14 @@ def plain_shader():
     return gpu.types.GPUShader(vertex_main(skinned=False), FRAGMENT, name="skn_plain")
 
 
-GPU_INFLUENCES = core.GPU_INFLUENCES  # skn's GLSL reads 4 or 8 influences a vertex
+GPU_INFLUENCES = core.GPU_INFLUENCES  # skn's GLSL reads 4, 8, 12 or 16 influences a vertex
 
 
 def gpu_influences(rig):
-    """4 or 8: the influences a vertex the shader reads for `rig` (B-Bones split a bone's weight
-    between two segments, so 4 bones a vertex can be 8 joints)."""
-    return 4 if rig.max_influences_per_vertex <= 4 else GPU_INFLUENCES
+    """4, 8, 12 or 16: the influences a vertex the shader reads for `rig`, its most rounded up to
+    four (B-Bones split a bone's weight between two segments, so 4 bones a vertex can be 8 joints;
+    a Rigify human has up to 13)."""
+    return min(GPU_INFLUENCES, max(4, (rig.max_influences_per_vertex + 3) // 4 * 4))
 
 
 class Drawing:

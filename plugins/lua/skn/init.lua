@@ -574,7 +574,7 @@ function Gltf:pose(primitive, animation, time, pose)
 end
 
 -- ---- GPU ----
--- skn's GLSL (skn_glsl_source) for o.method, o.influences (4 or 8), o.dialect
+-- skn's GLSL (skn_glsl_source) for o.method, o.influences (4, 8, 12 or 16), o.dialect
 -- ("330", "300 es", "430", "310 es"), o.palette ("uniform-block", ...), o.joint_count, and
 -- o.normals / o.tangents for skn_skin_normal() / skn_skin_tangent().
 function skn.glsl_source(o)

@@ -271,8 +271,8 @@ class Rig(_Lifetime):
         mesh "positions" (n, 3), and where the rig has them "normals" (n, 3), "tangents" (n, 4),
         "blend_weights" (n,) and "centers" (n, 4: xyz, w = 1 where the vertex has a center)."""
         k, joint_bits = _args.count(influences, "influences"), _args.count(joint_bits, "joint_bits")
-        if k not in (4, 8):  # the arrays below are (n, k): C would read 0 as 4
-            raise _args.bad(f"influences is {k}; skn's GLSL takes 4 or 8 a vertex")
+        if k not in (4, 8, 12, 16):  # the arrays below are (n, k): C would read 0 as 4
+            raise _args.bad(f"influences is {k}; skn's GLSL takes 4, 8, 12 or 16 a vertex")
         if joint_bits not in (8, 16):
             raise _args.bad(f"joint_bits is {joint_bits}; it must be 8 or 16")
         n = self.vertex_count  # the library checks the rig against k and joint_bits before it writes
@@ -569,7 +569,7 @@ def _gpu_desc(method, dqs_scale="polar", influences=4, normals=False, tangents=F
 def glsl_source(method="lbs", *, dqs_scale="polar", influences=4, normals=False, tangents=False, dialect="330",
                 palette="uniform-block", joint_count=0, version_line=True):
     """skn's GLSL for a vertex shader (skn_glsl_source): skn_skin_position(), and skn_skin_normal() /
-    skn_skin_tangent() where asked, for `method` with `influences` (4 or 8) a vertex; dialect "330" or
+    skn_skin_tangent() where asked, for `method` with `influences` (4, 8, 12 or 16) a vertex; dialect "330" or
     "300 es"; the palette in a "uniform-block" (of joint_count joints), "texture-buffer" or "texture-2d";
     version_line=False leaves out the #version line. Its opening comment lists its inputs."""
     d = _gpu_desc(method, dqs_scale, influences, normals, tangents, dialect, palette, joint_count, version_line)

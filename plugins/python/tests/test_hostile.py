@@ -187,12 +187,13 @@ class Widths(unittest.TestCase):
 
     def test_gpu_attributes_influences(self):  # #1: influences=0 made (n, 0) arrays that C wrote 4 wide
         rig = skn.Gltf(FOX).bind(0)
-        for k in (0, 3, 16):
-            with self.assertRaisesRegex(skn.InvalidArgument, f"influences is {k}; skn's GLSL takes 4 or 8"):
+        for k in (0, 3, 20):
+            with self.assertRaisesRegex(skn.InvalidArgument, f"influences is {k}; skn's GLSL takes 4, 8, 12 or 16"):
                 rig.gpu_attributes(influences=k)
         with self.assertRaisesRegex(skn.InvalidArgument, "joint_bits is 0; it must be 8 or 16"):
             rig.gpu_attributes(joint_bits=0)
         self.assertEqual(rig.gpu_attributes(influences=8)["joints"].shape, (1728, 8))
+        self.assertEqual(rig.gpu_attributes(influences=16)["weights"].shape, (1728, 16))
 
 
 def within(seconds, fn):

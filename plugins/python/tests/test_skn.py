@@ -280,7 +280,7 @@ class TestGpu(unittest.TestCase):
         self.assertEqual((a["joints"].dtype, a["joints"].shape, a["weights"].shape), (numpy.uint8, (1728, 4), (1728, 4)))
         numpy.testing.assert_allclose(a["weights"].sum(axis=1), 1, atol=1e-6)
         self.assertNotIn("centers", a)
-        with self.assertRaisesRegex(skn.InvalidArgument, "influences is 5; skn's GLSL takes 4 or 8"):
+        with self.assertRaisesRegex(skn.InvalidArgument, "influences is 5; skn's GLSL takes 4, 8, 12 or 16"):
             self.rig.gpu_attributes(influences=5)
 
 
