@@ -25,6 +25,10 @@ typedef struct options {
   skn_dqs_scale dqs_scale;
   skn_bind_layout layout;
   int frames, width, height;
+  uint32_t frame_first, frame_end; /* bake's --frames A:B (has_range) */
+  int has_range;
+  float fps;                 /* bake's --fps (0: 30) */
+  int overwrite;             /* bake's --overwrite */
   int gpu;                   /* --gpu: skin (skin) and draw (render) on the GPU */
   int any_path;              /* --any-path: the file's buffers may name files outside its folder */
   float weights[MAX_WEIGHTS];/* --weights: the morph targets' weights, overriding the document's */
@@ -73,6 +77,7 @@ int cmd_info(int argc, char **argv);
 int cmd_skin(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bake(int argc, char **argv);
 
 /* render.c's pieces */
 int write_png(const char *path, const unsigned char *rgb, int width, int height);

@@ -103,6 +103,8 @@ int cmd_skin(int argc, char **argv) {
   int rc = parse_options(argc, argv, 2, "primitive animation time method dqs-scale blend layout weights format gpu any-path o", &o);
   if (rc) return rc;
   if (o.method_count != 1) return fprintf(stderr, "skn: skin takes one --method\n"), EXIT_USAGE;
+  if (o.format && strcmp(o.format, "obj") && strcmp(o.format, "ply") && strcmp(o.format, "json"))
+    return fprintf(stderr, "skn: --format %s is not obj, ply or json (see --help)\n", o.format), EXIT_USAGE;
   if (!output_format(&o))
     return fprintf(stderr, "skn: -o %s: the extension says no format skn writes (.obj, .ply or .json, or --format)\n",
                    o.out), EXIT_USAGE;

@@ -9,6 +9,7 @@ static const char *HELP =
     "  info FILE        skinned primitives, skins, joints, animations (name, duration)\n"
     "  skin FILE        the skinned mesh at a time, as OBJ, PLY or JSON\n"
     "  render FILE      a shaded picture of the skinned mesh, as PNG\n"
+    "  bake FILE        every frame of an animation skinned, as NumPy arrays\n"
     "  bench            how fast skn skins on this machine\n"
     "\n"
     "  --version        the version of skn and of the library it runs on\n"
@@ -42,6 +43,21 @@ static const char *HELP_SKIN =
     "                       no GPU): the compute path where the context has OpenGL 4.3, else the vertex\n"
     "                       path; the result read back, the path and renderer named in the file\n"
     "  -o OUT               the output file (default: standard output)\n";
+
+static const char *HELP_BAKE =
+    "usage: skn bake FILE --format npy -o OUT [options]\n\nSkins the primitive's animation at a frame rate and writes "
+    "every frame: OUT/positions.npy\nand OUT/normals.npy (float32, frames x vertices x 3, row i frame A + i), then\n"
+    "OUT/manifest.json. Frame k is k / fps seconds after the animation's first key.\n\n"
+    "  --primitive N        the skinned primitive, counted in document order from 0 (default 0)\n"
+    "  --animation N|NAME   the animation by index or name, or none (default: the first, if any)\n"
+    "  --fps F              frames a second (default 30)\n"
+    "  --frames A:B         frames A to B - 1 (default: the whole animation, its last key included)\n"
+    "  --method M           lbs, lbs-quat, dqs, blend or cor (default lbs)\n"
+    "  --dqs-scale polar|keep-y, --blend B, --layout full|compact, --weights W0,W1,...  as skn skin\n"
+    "  --format npy         NumPy arrays\n"
+    "  -o OUT               the folder (made if need be)\n"
+    "  --overwrite          replace the bake OUT holds (without it, a folder with a manifest is refused)\n"
+    FILE_OPTIONS;
 
 static const char *HELP_RENDER =
     "usage: skn render FILE -o OUT.png [options]\n\nDraws the skinned mesh, shaded, with a software rasterizer, or on the GPU.\n\n" POSE_OPTIONS
@@ -88,7 +104,7 @@ int main(int argc, char **argv) {
   const char *cmd = argc > 1 ? argv[1] : "";
   static const struct { const char *name, **help; int (*run)(int, char **); } COMMANDS[] = {
       {"info", &HELP_INFO, cmd_info}, {"skin", &HELP_SKIN, cmd_skin}, {"render", &HELP_RENDER, cmd_render},
-      {"bench", &HELP_BENCH, cmd_bench}};
+      {"bench", &HELP_BENCH, cmd_bench}, {"bake", &HELP_BAKE, cmd_bake}};
   for (size_t k = 0; k < sizeof COMMANDS / sizeof COMMANDS[0]; ++k)
     if (!strcmp(cmd, COMMANDS[k].name)) {
       if (wants_help(argc, argv)) return fputs(*COMMANDS[k].help, stdout), EXIT_OK;

@@ -51,9 +51,18 @@ static int apply(options *o, const char *name, const char *value) {
   } else if (!strcmp(name, "blend")) {
     if (!parse_number(value, 0, 1, &x)) return usage_error("--blend %s is not in [0, 1]", value);
     o->blend = (float)x;
+  } else if (!strcmp(name, "frames") && strchr(value, ':')) { /* bake's range A:B */
+    unsigned a, b;
+    char extra;
+    if (sscanf(value, "%u:%u%c", &a, &b, &extra) != 2 || a >= b || b > 100000000u)
+      return usage_error("--frames %s is not A:B, frames A to B - 1 (A < B)", value);
+    o->frame_first = a, o->frame_end = b, o->has_range = 1;
   } else if (!strcmp(name, "frames")) {
     if (!parse_number(value, 1, 64, &x) || x != (int)x) return usage_error("--frames %s is not a count from 1 to 64", value);
     o->frames = (int)x;
+  } else if (!strcmp(name, "fps")) {
+    if (!parse_number(value, 1e-3, 1e6, &x)) return usage_error("--fps %s is not a rate above 0", value);
+    o->fps = (float)x;
   } else if (!strcmp(name, "size")) {
     int w, h;
     char extra;
@@ -70,8 +79,7 @@ static int apply(options *o, const char *name, const char *value) {
     if (strcmp(value, "full") && strcmp(value, "compact")) return usage_error("--layout %s is not full or compact", value);
     o->layout = strcmp(value, "full") ? SKN_LAYOUT_COMPACT : SKN_LAYOUT_FULL;
   } else if (!strcmp(name, "format")) {
-    if (strcmp(value, "obj") && strcmp(value, "ply") && strcmp(value, "json")) return usage_error("--format %s is not obj, ply or json", value);
-    o->format = value;
+    o->format = value; /* checked by the subcommand, which knows its formats */
   } else if (!strcmp(name, "weights")) {
     o->weight_count = 0;
     for (const char *p = value; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
@@ -127,9 +135,9 @@ int parse_options(int argc, char **argv, int first, const char *allowed, options
     memcpy(name, body, n);
     name[n] = 0;
     if (!allowed_here(allowed, name)) return usage_error("unknown option %s", a);
-    if (!strcmp(name, "gpu") || !strcmp(name, "any-path")) { /* the options without a value */
+    if (!strcmp(name, "gpu") || !strcmp(name, "any-path") || !strcmp(name, "overwrite")) { /* no value */
       if (eq) return usage_error("%s takes no value", a);
-      *(!strcmp(name, "gpu") ? &o->gpu : &o->any_path) = 1;
+      *(!strcmp(name, "gpu") ? &o->gpu : !strcmp(name, "overwrite") ? &o->overwrite : &o->any_path) = 1;
       continue;
     }
     if (eq) value = eq + 1;

@@ -186,6 +186,7 @@ int cmd_render(int argc, char **argv) {
   options o;
   int rc = parse_options(argc, argv, 2, "primitive animation time method compare dqs-scale blend layout frames size gpu any-path o", &o);
   if (rc) return rc;
+  if (o.has_range) return fprintf(stderr, "skn: render: --frames is a count from 1 to 64 (see --help)\n"), EXIT_USAGE;
   if (!o.out) return fprintf(stderr, "skn: render needs -o OUT.png (see --help)\n"), EXIT_USAGE;
   static const char *const PNG[] = {"png"};
   if (output_extension(o.out, PNG, 1) < 0)
