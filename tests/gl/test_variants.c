@@ -83,7 +83,7 @@ void test_variants(void) {
   check(ok, "variants: the random rigs bind");
   for (int m = 0; ok && m <= SKN_METHOD_COR; ++m)
     sweep_method((skn_method)m, m == SKN_METHOD_LBS_QUATERNION ? uniform : sheared);
-  many_influences();
+  if (gl_context_api == SKN_EGL_OPENGL) many_influences(); /* the ES texts differ by their version line only */
   without_version();
   for (int k = 0; k < 2; ++k) posed_free(&sheared[k]), posed_free(&uniform[k]);
 }

@@ -605,3 +605,6 @@ def get_simd():
     """The kernels in use: "scalar", "portable", "avx2" or "avx512"."""
     code = _lib.skn_get_simd()
     return next(name for name, value in _abi.SIMD.items() if value == code)
+
+
+from .bake import bake  # noqa: E402  (bake.py builds on the classes above)
