@@ -203,7 +203,6 @@ typedef uint64_t GLuint64;
   X(void, TexBuffer, (GLenum target, GLenum internalformat, GLuint buffer), 0)                           \
   X(void, GetQueryObjectui64v, (GLuint id, GLenum pname, GLuint64 *params), 0)                        \
   X(void, Uniform1ui, (GLint location, GLuint v0), 1)                                                    \
-  X(void, Uniform1f, (GLint location, GLfloat v0), 1)                                                    \
   X(void, GetIntegeri_v, (GLenum target, GLuint index, GLint *data), 1)                                  \
   X(void, DispatchCompute, (GLuint x, GLuint y, GLuint z), 0)                                            \
   X(void, MemoryBarrier, (GLbitfield barriers), 0)
