@@ -7,6 +7,7 @@
 # make install    PREFIX=/usr/local: headers, library, GL and libffi adapters, skn.hpp, pkg-config file, Python and Lua packages
 # make bench      the benchmark: bandwidth probes, every kernel vs the scalar reference and the yardstick
 # make bench-against BASE=REV   this library against git revision REV's, in one process, row by row
+# make bench-weights   bone heat on 50,000 vertices and 60 bones: Blender's own against skn's, 1 and 2 threads
 # make check-threads  the unit tests under ThreadSanitizer (make check runs tests/threads under it)
 # make fuzz       FUZZ_SECONDS=N: each fuzz target (tests/fuzz) on every core; make fuzz-build: them alone
 # make blender-addon   build/skn_blender.zip for Blender's Preferences > Add-ons > Install
@@ -46,7 +47,7 @@ SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-reco
 LIB_CFLAGS := -std=c99 $(CFLAGS) $(SAN) -fPIC -fvisibility=hidden $(WARN) -DSKN_BUILDING -D_POSIX_C_SOURCE=200809L -I$(BUILD)/gen
 LIB_LDFLAGS := $(SAN) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=abi/libskn.map -Wl,--no-undefined -pthread -lcjson -lm
 
-CORE_SRC := $(wildcard core/*.c core/gltf/*.c core/kernels/*.c)
+CORE_SRC := $(wildcard core/*.c core/gltf/*.c core/kernels/*.c core/weights/*.c)
 CORE_OBJ := $(patsubst core/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 
 # Each kernel source is built once per instruction set; simd.c picks at run time.
@@ -134,7 +135,7 @@ FFI_SRC := $(wildcard plugins/ffi/*.c)
 FFI_OBJ := $(patsubst plugins/ffi/%.c,$(BUILD)/obj/ffi/%.o,$(FFI_SRC))
 FFI_LIB := $(BUILD)/libskn_ffi.a
 
-.PHONY: FORCE all lib gl ffi node-deps python fuzz fuzz-build blender-addon bench bench-against bench-blender check check-threads test demo install uninstall deps deps-build abi-baseline clean help
+.PHONY: FORCE all lib gl ffi node-deps python fuzz fuzz-build blender-addon bench bench-against bench-blender bench-weights check check-threads test demo install uninstall deps deps-build abi-baseline clean help
 all: lib gl ffi $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON) $(BUILD)/stripped/$(SONAME)
 lib: $(LIB) $(BUILD)/libskn.so
 gl: $(GL_LIB)
@@ -202,7 +203,7 @@ $(YARDSTICK_OBJ): $(YARDSTICK) ../shared/bench/lbs_ref.h
 	$(CC) -O2 -DREF_SUFFIX=_O2 -c $< -o $@
 endif
 $(CLI): $(CLI_SRC) plugins/cli/cli.h abi/skn.h $(BUILD)/libskn.so $(GL_LIB) $(YARDSTICK_OBJ) | $(BUILD)/bin
-	$(CC) $(PROG_CFLAGS) $(YARDSTICK_FLAGS) $(CLI_SRC) $(GL_LIB) $(PROG_LDFLAGS) -lpng -pthread -ldl -o $@
+	$(CC) $(PROG_CFLAGS) $(YARDSTICK_FLAGS) $(CLI_SRC) $(GL_LIB) $(PROG_LDFLAGS) -lpng -lcjson -pthread -ldl -o $@
 
 $(BUILD)/bin/arm_gltf: scripts/arm_gltf.c scripts/arm.h | $(BUILD)/bin
 	$(CC) $(PROG_CFLAGS) $< -lm -o $@
@@ -254,6 +255,14 @@ bench-blender: deps
 	@BLENDER_USER_SCRIPTS=$$(mktemp -d) blender -b --factory-startup \
 	  --python tests/bench/blender_frames.py -- $(abspath $(ADDON)) 2>&1 \
 	  | grep -E '^(machine|a frame| +[0-9,]+ |vertices| +vertices)|Error|Traceback'
+
+# Bone heat at scale: Blender's With Automatic Weights against skn's on a
+# 50,000-vertex mesh of 60 bones, and skn on 1 against 2 threads.
+bench-weights: deps
+	@$(MAKE) --no-print-directory $(ADDON)
+	@BLENDER_USER_SCRIPTS=$$(mktemp -d) blender -b --factory-startup \
+	  --python tests/bench/blender_weights.py -- $(abspath $(ADDON)) $(ROUNDS) 2>&1 \
+	  | grep -E '^(mesh|Blender|skn|1 ->)|Error|Traceback'
 
 # ---- tests ----
 # The header's layouts as the compiler lays them out (scripts/abi_layouts):

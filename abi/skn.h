@@ -10,7 +10,8 @@
  *   5. glTF 2.0             files -> rigs, and poses at time t
  *   6. GPU skinning         GLSL text, per-vertex attributes, palettes (1.1);
  *                           compute shaders, any influence count, morph targets (1.4)
- *   7. Function table       skn_get_api, for hosts that dlopen the library
+ *   7. Weights              bones + mesh -> influences for bind (1.5)
+ *   8. Function table       skn_get_api, for hosts that dlopen the library
  *
  * Morph targets (blend shapes, 1.2) are part of bind (skn_morph_target),
  * pose (skn_pose_set_morph_weights) and glTF (section 5).
@@ -60,7 +61,7 @@ extern "C" {
  * ---------------------------------------------------------------------- */
 
 #define SKN_VERSION_MAJOR 1 /* ABI major: changes only on a breaking change */
-#define SKN_VERSION_MINOR 4
+#define SKN_VERSION_MINOR 5
 #define SKN_VERSION_PATCH 0
 #define SKN_VERSION_NUMBER \
   (SKN_VERSION_MAJOR * 10000 + SKN_VERSION_MINOR * 100 + SKN_VERSION_PATCH)
@@ -91,7 +92,7 @@ typedef enum skn_status {
  * header a host was compiled with: compare skn_version() / 10000). */
 SKN_API uint32_t skn_version(void);
 
-/* "1.4.0". Static storage; never NULL. */
+/* "1.5.0". Static storage; never NULL. */
 SKN_API const char *skn_version_string(void);
 
 /* The enumerator's name, "SKN_ERR_SINGULAR"; "SKN_STATUS_UNKNOWN" for a
@@ -941,7 +942,164 @@ typedef struct skn_gpu_buffers {
 SKN_API skn_status skn_rig_gpu_buffers(const skn_rig *rig, const skn_gpu_desc *desc, skn_gpu_buffers *out);
 
 /* ------------------------------------------------------------------------
- * 7. Function table
+ * 7. Weights: bones + mesh -> influences for bind (1.5)
+ *
+ * First weights for a mesh that has none (an importer's, a scan, a
+ * generated body), as a DCC tool computes them when it binds a mesh:
+ *
+ *   SKN_WEIGHTS_HEAT     bone heat (I. Baran and J. Popovic, "Automatic
+ *                        Rigging and Animation of 3D Characters", SIGGRAPH
+ *                        2007): per bone, the surface's diffusion
+ *                        (-L + H) w = H p, H from the distance to the nearest
+ *                        bone the vertex sees, as Blender 3.4's "With
+ *                        Automatic Weights" computes it (below);
+ *   SKN_WEIGHTS_CLOSEST  from the distance d_b to each bone alone:
+ *                        w_b = (d_min / d_b)^4 over the k nearest joints,
+ *                        then normalized (Maya's "Closest distance" with its
+ *                        dropoff rate of 4); a bone through the vertex takes it all.
+ *
+ * Bones are heat sources: segments from head to tail in the bind pose, in
+ * the positions' space, each giving its weight to a joint (a B-Bone's
+ * segments give theirs to one joint). The result is skn_bind's fixed-width
+ * influences: vertex v's k joints and weights at [v*k, v*k+k), heaviest
+ * first, unused slots joint 0 weight 0.
+ *
+ * Bone heat, as Blender computes it (the formulas, checked against
+ * Blender 3.4: vertex normals n_i are the normalized sum of the unit
+ * normals of the triangles around the vertex):
+ *   D_ib = |x_i - y| / (0.5 (cos + 1.001)), y the closest point of bone b,
+ *     cos = n_i . (x_i - y) / |x_i - y|: a bone behind the surface is far;
+ *   bone b is nearest to vertex i where D_ib <= (1 + 1e-4) min_b D_ib and
+ *     b is visible from x_i: the segment from x_i to y crosses no triangle
+ *     facing it (its unit normal . the direction < -1e-5), past 1e-5 of
+ *     its length at either end;
+ *   with k_i nearest bones, H_i = k_i / max(min_b D_ib, 1e-4)^2 and
+ *     p_i = 1 / k_i for them (H_i = 0 where no bone is visible);
+ *   L's weights are the cotangents opposite an edge averaged over the
+ *     edge's triangles, scaled per row by a_i = 1 / (4 A_i), A_i the
+ *     vertex's mixed area (Meyer et al. 2003, "Discrete Differential-
+ *     Geometry Operators for Triangulated 2-Manifolds": its Voronoi part of
+ *     each triangle; of an obtuse one, half the area at the obtuse corner
+ *     and a quarter at the others).
+ *   One sparse Cholesky factorization (CHOLMOD, SuiteSparse, loaded at the
+ *   first call from libcholmod.so.3: the library links nothing of it), one
+ *   solve per bone, the bones spread over `threads`.
+ * A joint's weight is its bone's solution u as Blender stores it: 0 below
+ * 0.025, 2u - 0.05 below 0.05 (the diffusion's far tail cut, continuously),
+ * u above; a joint of several bones, the sum of their positive solutions,
+ * at most 1, where it is at least 0.025. Then min_weight, the k heaviest,
+ * normalized. (Closest bone: the sum of a joint's bones' values, at most 1.)
+ *
+ * Fallbacks, never NaN: a mesh in several pieces is solved piece by piece;
+ * a piece no bone is visible from (a loose part, a bone inside nothing),
+ * and a vertex in no triangle or in zero-area triangles alone, take the
+ * closest-bone weights; so does a vertex left with no weight.
+ *
+ * Refused, naming the item, nothing written: a count of 0, a triangle's
+ * vertex out of range (SKN_ERR_INDEX_OUT_OF_RANGE) or repeated, for bone
+ * heat an edge of three or more triangles without SKN_WEIGHTS_NON_MANIFOLD
+ * (the message names a triangle and the edge's vertices), a bone of
+ * zero length or out of range of joint_count, NaN or Inf
+ * (SKN_ERR_NOT_FINITE), bone heat where libcholmod.so.3 cannot be loaded
+ * (SKN_ERR_UNSUPPORTED; Debian: libcholmod3). A triangle of zero area
+ * with three distinct vertices adds nothing (its cotangents are 0).
+ * ---------------------------------------------------------------------- */
+
+typedef enum skn_weights_method {
+  SKN_WEIGHTS_HEAT = 0,
+  SKN_WEIGHTS_CLOSEST = 1,
+  SKN_WEIGHTS_METHOD_FORCE_U32 = 0x7FFFFFFF
+} skn_weights_method;
+
+enum {
+  /* Vertices at the same position are one surface vertex for the solve
+     (glTF's, split where normals or UVs are): same weights, and the seam
+     joins the pieces it would otherwise split. A triangle two of whose
+     corners weld into one is dropped. */
+  SKN_WEIGHTS_WELD = 1u << 0,
+  /* Accept edges of three or more triangles: the cotangents opposite an
+     edge are averaged over its triangles, as Blender does. */
+  SKN_WEIGHTS_NON_MANIFOLD = 1u << 1,
+  /* The weights Blender stores, for a host that writes them where Blender
+     would (vertex groups): a one-bone joint's solution u is dropped below
+     0.025, becomes 2u - 0.05 below 0.05 and stays u above; a joint of
+     several bones keeps the sum of its positive solutions, at most 1, if
+     it is at least 0.025. Not normalized (Blender's modifier divides by
+     the sum), min_weight ignored, no fallback for a vertex left with none;
+     give k = joint_count to keep every weight. */
+  SKN_WEIGHTS_AS_BLENDER = 1u << 2
+};
+
+typedef struct skn_weights_desc {
+  uint32_t struct_size;
+  skn_weights_method method;
+  uint32_t vertex_count;               /* >= 1 */
+  skn_attrib positions;                /* float[3] per vertex */
+  uint32_t triangle_count;             /* bone heat needs >= 1 */
+  const uint32_t *triangles;           /* 3 per triangle; counter-clockwise seen from outside */
+  uint32_t bone_count;                 /* >= 1 */
+  const float *bone_heads;             /* 3 per bone */
+  const float *bone_tails;             /* 3 per bone */
+  const uint32_t *bone_joints;         /* the joint each bone's weight goes to; NULL: bone b -> joint b */
+  uint32_t joint_count;                /* joints are < joint_count; 0: bone_count (bone_joints NULL) */
+  uint32_t influences_per_vertex;      /* k, the output's width; 0 = 4 */
+  float min_weight;                    /* a joint's weight below it is dropped before normalizing; >= 0 */
+  uint32_t flags;                      /* SKN_WEIGHTS_* */
+  uint32_t threads;                    /* 0 = all cores, 1 = the calling thread only */
+} skn_weights_desc;
+
+/* Computes weights: joints and weights hold vertex_count * k entries each
+ * (k = influences_per_vertex, or 4). Normalized to sum 1 (but under
+ * SKN_WEIGHTS_AS_BLENDER): dropped below min_weight, the k heaviest kept. */
+SKN_API skn_status skn_compute_weights(const skn_weights_desc *desc, uint32_t *joints, float *weights);
+
+/* A glTF mesh's weights: the primitive `primitive_in_mesh` of the mesh of
+ * `node`, a node with a skin (JOINTS_n or not: a mesh and a skeleton
+ * without weights are what this is for), weighted by the skin's joints.
+ * The joints are the skin's indices, for JOINTS_n. glTF has joints, not
+ * bones: the bones are inferred, one a joint, in the mesh's space (glTF
+ * 2.0 section 3.7.3: a joint at bind is its inverse bind matrix's inverse),
+ * from each joint towards a child, with its bind frame's +Y as the hint it
+ * is in Blender's exports (and most others'):
+ *   - a joint with children runs to the child its +Y points at (within
+ *     2.6 degrees); else to the one that goes on most straight from its
+ *     parent (at a root: the one with the most descendants). Where +Y is
+ *     within 45 degrees of that child but not at it, the bone runs along
+ *     +Y as far as the child's projection (a Blender bone need not reach
+ *     its child: a shoulder's);
+ *   - a leaf runs along its +Y three fifths of the way to where that ray
+ *     leaves the mesh (a head towards its crown, a toe towards its tip);
+ *     where it leaves none, as far as the joint is from its parent (a
+ *     tenth of the mesh's bounding-box diagonal for a joint on its parent,
+ *     or a lone root);
+ *   - children and joints closer than a millionth of the mesh's size are
+ *     at one point (the rounding of inverting bind matrices).
+ * A child is the nearest descendant node that is one of the skin's joints.
+ * joints and weights hold `capacity` entries each; out_vertex_count (may be
+ * NULL) receives POSITION's count n, and n x k entries are written. Both
+ * NULL with capacity 0 asks for n alone; a capacity under n x k is
+ * SKN_ERR_INVALID_ARGUMENT (n still given).
+ * The triangles are the primitive's (strips and fans as TRIANGLES; points
+ * and lines are SKN_ERR_UNSUPPORTED). flags: SKN_WEIGHTS_WELD (glTF
+ * meshes split at UV and normal seams: usually wanted) and
+ * SKN_WEIGHTS_NON_MANIFOLD; SKN_WEIGHTS_AS_BLENDER is refused. (1.5) */
+typedef struct skn_gltf_weights_desc {
+  uint32_t struct_size;
+  uint32_t node;                       /* a node with a mesh and a skin */
+  uint32_t primitive_in_mesh;
+  skn_weights_method method;
+  uint32_t influences_per_vertex;      /* k; 0 = 4 */
+  float min_weight;
+  uint32_t flags;
+  uint32_t threads;
+} skn_gltf_weights_desc;
+
+SKN_API skn_status skn_gltf_compute_weights(const skn_gltf *gltf, const skn_gltf_weights_desc *desc,
+                                            uint32_t *joints, float *weights, size_t capacity,
+                                            uint32_t *out_vertex_count);
+
+/* ------------------------------------------------------------------------
+ * 8. Function table
  *
  * A host that dlopen()s libskn needs one dlsym("skn_get_api"). Functions
  * added in later minor versions are appended, never inserted; check
@@ -997,6 +1155,10 @@ struct skn_api {
   skn_status (*gltf_open_with)(const skn_gltf_open_desc *desc, skn_gltf **out);
   /* 1.4: the compute shader's buffers (section 6) */
   skn_status (*rig_gpu_buffers)(const skn_rig *rig, const skn_gpu_desc *desc, skn_gpu_buffers *out);
+  /* 1.5: weights (section 7) */
+  skn_status (*compute_weights)(const skn_weights_desc *desc, uint32_t *joints, float *weights);
+  skn_status (*gltf_compute_weights)(const skn_gltf *gltf, const skn_gltf_weights_desc *desc, uint32_t *joints,
+                                     float *weights, size_t capacity, uint32_t *out_vertex_count);
 };
 
 /* The function table for ABI major abi_major (pass SKN_VERSION_MAJOR), or

@@ -34,6 +34,8 @@ static const skn_api api_v1 = {
     skn_gltf_open_with,
     /* 1.4: the compute shader's buffers */
     skn_rig_gpu_buffers,
+    /* 1.5: weights */
+    skn_compute_weights, skn_gltf_compute_weights,
 };
 
 SKN_API const skn_api *skn_get_api(uint32_t abi_major) {

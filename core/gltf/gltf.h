@@ -142,6 +142,11 @@ skn_status skn__gltf_validate(skn_gltf *g);
  * else mesh's, else zeros) into out[target_count]. */
 void skn__gltf_default_weights(const skn_gltf *g, const gltf_skinned *sp, float *out);
 void skn__gltf_free(skn_gltf *g);
+/* to_rig.c: primitive p's triangles, skn__gltf_triangle_count x 3 vertex indices. */
+void skn__gltf_write_triangles(const skn_gltf *g, const gltf_primitive *p, uint32_t *dst);
+/* to_rig.c: each joint's parent in the skin, its nearest ancestor that is
+ * a joint (-1: none); 0 when out of memory. */
+int skn__gltf_joint_parents(const skn_gltf *g, const gltf_skin *sk, int32_t *parents);
 
 /* files.c: opens a regular file for reading, never blocking (anything
  * else refused by its kind); `label` begins the messages. */

@@ -14,15 +14,8 @@ static uint32_t vertex_at(const skn_gltf *g, const gltf_primitive *p, uint32_t k
   return v;
 }
 
-SKN_API skn_status skn_gltf_triangles(const skn_gltf *g, uint32_t primitive, uint32_t *dst, size_t dst_count) {
-  if (!g || !dst) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_triangles: gltf and dst are required");
-  if (primitive >= g->skinned_count)
-    return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "gltf_triangles: primitive %u >= %u skinned primitives", primitive,
-                     g->skinned_count);
-  const gltf_primitive *p = &g->primitives[g->skinned[primitive].primitive];
+void skn__gltf_write_triangles(const skn_gltf *g, const gltf_primitive *p, uint32_t *dst) {
   uint32_t n = skn__gltf_triangle_count(g, p);
-  if (dst_count < (size_t)n * 3)
-    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_triangles: dst_count %zu < 3 x %u triangles", dst_count, n);
   for (uint32_t t = 0; t < n; ++t) {
     uint32_t k[3];
     if (p->mode == 4) { /* TRIANGLES */
@@ -34,13 +27,25 @@ SKN_API skn_status skn_gltf_triangles(const skn_gltf *g, uint32_t primitive, uin
     }
     for (int c = 0; c < 3; ++c) dst[(size_t)t * 3 + c] = vertex_at(g, p, k[c]);
   }
+}
+
+SKN_API skn_status skn_gltf_triangles(const skn_gltf *g, uint32_t primitive, uint32_t *dst, size_t dst_count) {
+  if (!g || !dst) return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_triangles: gltf and dst are required");
+  if (primitive >= g->skinned_count)
+    return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "gltf_triangles: primitive %u >= %u skinned primitives", primitive,
+                     g->skinned_count);
+  const gltf_primitive *p = &g->primitives[g->skinned[primitive].primitive];
+  uint32_t n = skn__gltf_triangle_count(g, p);
+  if (dst_count < (size_t)n * 3)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "gltf_triangles: dst_count %zu < 3 x %u triangles", dst_count, n);
+  skn__gltf_write_triangles(g, p, dst);
   return SKN_OK;
 }
 
 /* The rig's parent of each joint: its nearest ancestor node that is also a
  * joint. One pass over the nodes, parents first (node_order), whatever
  * the depth of the non-joint nodes between joints. 0: out of memory. */
-static int joint_parents(const skn_gltf *g, const gltf_skin *sk, int32_t *parents) {
+int skn__gltf_joint_parents(const skn_gltf *g, const gltf_skin *sk, int32_t *parents) {
   int32_t *joint_of = skn__alloc((g->node_count ? g->node_count : 1) * sizeof *joint_of);
   int32_t *nearest = skn__alloc((g->node_count ? g->node_count : 1) * sizeof *nearest); /* a node's nearest joint
                                                                                            ancestor, itself excluded */
@@ -70,7 +75,7 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
 }
 
 /* What a rig bound from skin sk relies on when skn_gltf_pose sets it: its
- * joints (as nodes), their hierarchy (`parents`, joint_parents') and their
+ * joints (as nodes), their hierarchy (`parents`, skn__gltf_joint_parents') and their
  * inverse bind matrices. Documents whose skins agree in all three pose each
  * other's rigs right. Never 0, a rig's "not from glTF". */
 static uint64_t skin_fingerprint(const skn_gltf *g, const gltf_skin *sk, const int32_t *parents) {
@@ -137,7 +142,7 @@ static int read_arrays(const skn_gltf *g, const gltf_skinned *sp, int with_trian
   a->triangles = tris ? skn__alloc((size_t)tris * 3 * sizeof(uint32_t)) : NULL;
   if (!a->parents || !a->inverse_bind || !a->positions || (p->normal >= 0 && !a->normals) ||
       (p->tangent >= 0 && !a->tangents) || !a->joints || !a->weights || (tris && !a->triangles) ||
-      !joint_parents(g, sk, a->parents))
+      !skn__gltf_joint_parents(g, sk, a->parents))
     return 0;
   for (uint32_t j = 0; j < J; ++j) {
     float *m = a->inverse_bind + (size_t)j * 16;
@@ -326,7 +331,7 @@ SKN_API skn_status skn_gltf_pose(const skn_gltf *g, uint32_t primitive, uint32_t
   const gltf_skin *sk = &g->skins[sp->skin];
   uint32_t targets = g->primitives[sp->primitive].target_count, rig_targets = pose->rig->morph_count;
   int32_t *parents = skn__alloc((sk->joint_count ? sk->joint_count : 1) * sizeof *parents);
-  uint64_t fingerprint = parents && joint_parents(g, sk, parents) ? skin_fingerprint(g, sk, parents) : 0;
+  uint64_t fingerprint = parents && skn__gltf_joint_parents(g, sk, parents) ? skin_fingerprint(g, sk, parents) : 0;
   skn__free(parents);
   if (!fingerprint) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "gltf_pose: out of memory");
   if (pose->rig->gltf_skin != fingerprint)

@@ -33,6 +33,11 @@ typedef struct options {
   int any_path;              /* --any-path: the file's buffers may name files outside its folder */
   float weights[MAX_WEIGHTS];/* --weights: the morph targets' weights, overriding the document's */
   uint32_t weight_count;
+  /* skn weights: --method heat|closest, --max-influences, --min-weight, --threads, --non-manifold, --no-weld */
+  skn_weights_method weights_method;
+  uint32_t max_influences, threads;
+  float min_weight;
+  int non_manifold, no_weld;
 } options;
 
 /* Parses argv[first..] for a subcommand; `allowed` lists the options it
@@ -78,6 +83,7 @@ int cmd_skin(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bake(int argc, char **argv);
+int cmd_weights(int argc, char **argv);
 
 /* render.c's pieces */
 int write_png(const char *path, const unsigned char *rgb, int width, int height);

@@ -10,6 +10,7 @@ static const char *HELP =
     "  skin FILE        the skinned mesh at a time, as OBJ, PLY or JSON\n"
     "  render FILE      a shaded picture of the skinned mesh, as PNG\n"
     "  bake FILE        every frame of an animation skinned, as NumPy arrays\n"
+    "  weights FILE     the file again, its skinned meshes weighted by bone heat or closest bone\n"
     "  bench            how fast skn skins on this machine\n"
     "\n"
     "  --version        the version of skn and of the library it runs on\n"
@@ -59,6 +60,19 @@ static const char *HELP_BAKE =
     "  --overwrite          replace the bake OUT holds (without it, a folder with a manifest is refused)\n"
     FILE_OPTIONS;
 
+static const char *HELP_WEIGHTS =
+    "usage: skn weights FILE -o OUT.glb|OUT.gltf [options]\n\nWrites the file again with weights skn computes in its "
+    "skinned meshes' JOINTS_n and\nWEIGHTS_n (every mesh on a node with a skin, weighted or not); the rest of the\n"
+    "document is kept. The bones run from each joint to its children; a leaf continues its\nparent's bone "
+    "(skn.h, skn_gltf_compute_weights). Vertices at one position are one\nsurface vertex (a seam's copies).\n\n"
+    "  --method heat|closest  bone heat, as Blender's With Automatic Weights (default), or closest bone\n"
+    "  --max-influences K   influences a vertex, 1 to 64 (default 4; 5 to 8 write two sets, ...)\n"
+    "  --min-weight W       drop weights below W before normalizing (default 0)\n"
+    "  --non-manifold       accept edges of three or more triangles (as Blender does)\n"
+    "  --no-weld            solve on the vertices as stored, seams split\n"
+    "  --threads N          bone heat's solves on N threads (default: every core)\n"
+    "  -o OUT               .glb or .gltf (the new bytes in its BIN chunk, or a data: URI)\n" FILE_OPTIONS;
+
 static const char *HELP_RENDER =
     "usage: skn render FILE -o OUT.png [options]\n\nDraws the skinned mesh, shaded, with a software rasterizer, or on the GPU.\n\n" POSE_OPTIONS
     "  --method M           lbs, lbs-quat, dqs, blend or cor (default lbs)\n"
@@ -104,7 +118,8 @@ int main(int argc, char **argv) {
   const char *cmd = argc > 1 ? argv[1] : "";
   static const struct { const char *name, **help; int (*run)(int, char **); } COMMANDS[] = {
       {"info", &HELP_INFO, cmd_info}, {"skin", &HELP_SKIN, cmd_skin}, {"render", &HELP_RENDER, cmd_render},
-      {"bench", &HELP_BENCH, cmd_bench}, {"bake", &HELP_BAKE, cmd_bake}};
+      {"bench", &HELP_BENCH, cmd_bench}, {"bake", &HELP_BAKE, cmd_bake},
+      {"weights", &HELP_WEIGHTS, cmd_weights}};
   for (size_t k = 0; k < sizeof COMMANDS / sizeof COMMANDS[0]; ++k)
     if (!strcmp(cmd, COMMANDS[k].name)) {
       if (wants_help(argc, argv)) return fputs(*COMMANDS[k].help, stdout), EXIT_OK;

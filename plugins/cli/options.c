@@ -91,6 +91,18 @@ static int apply(options *o, const char *name, const char *value) {
       if (!parse_number(item, -1e30, 1e30, &x)) return usage_error("--weights %s is not a list of numbers", value);
       o->weights[o->weight_count++] = (float)x;
     }
+  } else if (!strcmp(name, "weights-method")) { /* skn weights --method */
+    if (strcmp(value, "heat") && strcmp(value, "closest")) return usage_error("--method %s is not heat or closest", value);
+    o->weights_method = strcmp(value, "heat") ? SKN_WEIGHTS_CLOSEST : SKN_WEIGHTS_HEAT;
+  } else if (!strcmp(name, "max-influences")) {
+    if (!parse_number(value, 1, 64, &x) || x != (uint32_t)x) return usage_error("--max-influences %s is not 1 to 64", value);
+    o->max_influences = (uint32_t)x;
+  } else if (!strcmp(name, "min-weight")) {
+    if (!parse_number(value, 0, 1, &x)) return usage_error("--min-weight %s is not in [0, 1]", value);
+    o->min_weight = (float)x;
+  } else if (!strcmp(name, "threads")) {
+    if (!parse_number(value, 0, 4096, &x) || x != (uint32_t)x) return usage_error("--threads %s is not a count", value);
+    o->threads = (uint32_t)x;
   } else if (!strcmp(name, "animation")) {
     o->animation = value;
   } else if (!strcmp(name, "o")) {
@@ -134,10 +146,15 @@ int parse_options(int argc, char **argv, int first, const char *allowed, options
     if (n >= sizeof name) return usage_error("unknown option %s", a);
     memcpy(name, body, n);
     name[n] = 0;
+    if (!strcmp(name, "method") && allowed_here(allowed, "weights-method")) strcpy(name, "weights-method");
     if (!allowed_here(allowed, name)) return usage_error("unknown option %s", a);
-    if (!strcmp(name, "gpu") || !strcmp(name, "any-path") || !strcmp(name, "overwrite")) { /* no value */
+    static const char *const FLAGS[] = {"gpu", "any-path", "overwrite", "non-manifold", "no-weld"};
+    int *flag_of[] = {&o->gpu, &o->any_path, &o->overwrite, &o->non_manifold, &o->no_weld};
+    size_t f = 0;
+    while (f < sizeof FLAGS / sizeof FLAGS[0] && strcmp(name, FLAGS[f])) ++f;
+    if (f < sizeof FLAGS / sizeof FLAGS[0]) { /* no value */
       if (eq) return usage_error("%s takes no value", a);
-      *(!strcmp(name, "gpu") ? &o->gpu : !strcmp(name, "overwrite") ? &o->overwrite : &o->any_path) = 1;
+      *flag_of[f] = 1;
       continue;
     }
     if (eq) value = eq + 1;

@@ -26,6 +26,7 @@ const ENUMS = {
   skn_simd: { auto: 0, scalar: 1, portable: 2, avx2: 3, avx512: 4 },
   skn_glsl_dialect: { '330': 0, '300 es': 1, '430': 2, '310 es': 3 },
   skn_glsl_palette: { 'uniform-block': 0, 'texture-buffer': 1, 'texture-2d': 2, 'storage-buffer': 3 },
+  skn_weights_method: { heat: 0, closest: 1 },
 };
 const PALETTE_FLOATS = [16, 12, 12, 8, 20, 20]; // per joint, by skn_palette_format
 const CONSTANTS = {
@@ -34,7 +35,7 @@ const CONSTANTS = {
   SKN_GPU_NORMALS: 1, SKN_GPU_TANGENTS: 2, SKN_GLSL_NO_VERSION: 1, SKN_GPU_NEEDS_BLEND_WEIGHTS: 1,
   SKN_GPU_NEEDS_CENTERS: 2, SKN_GLTF_NO_ANIMATION: 0xFFFFFFFF, SKN_VERSION_MAJOR: ABI_MAJOR,
   SKN_GLTF_OPEN_ANY_PATH: 1, SKN_GLSL_COMPUTE: 2, SKN_GLSL_MORPHS: 4, SKN_GLSL_PREVIOUS: 8, SKN_GLSL_MORPH_PASS: 16,
-  SKN_GPU_ABSENT: 0xFFFFFFFF,
+  SKN_GPU_ABSENT: 0xFFFFFFFF, SKN_WEIGHTS_WELD: 1, SKN_WEIGHTS_NON_MANIFOLD: 2, SKN_WEIGHTS_AS_BLENDER: 4,
 };
 // What the package leaves out of the header, and why.
 const LEFT_OUT = {
@@ -109,6 +110,16 @@ const STRUCTS = {
     struct_size: u32, rest: 'void *', influences: 'uint32_t *', morph_entries: 'uint32_t *', morph_first: 'uint32_t *',
     rest_bytes: 'size_t', influences_bytes: 'size_t', morph_entries_bytes: 'size_t', morph_first_bytes: 'size_t',
   }),
+  skn_weights_desc: koffi.struct('skn_weights_desc', {
+    struct_size: u32, method: u32, vertex_count: u32, positions: 'skn_attrib', triangle_count: u32,
+    triangles: 'const uint32_t *', bone_count: u32, bone_heads: 'const float *', bone_tails: 'const float *',
+    bone_joints: 'const uint32_t *', joint_count: u32, influences_per_vertex: u32, min_weight: 'float', flags: u32,
+    threads: u32,
+  }),
+  skn_gltf_weights_desc: koffi.struct('skn_gltf_weights_desc', {
+    struct_size: u32, node: u32, primitive_in_mesh: u32, method: u32, influences_per_vertex: u32, min_weight: 'float',
+    flags: u32, threads: u32,
+  }),
 };
 
 // Prototypes in C's words; enums are passed as their uint32_t.
@@ -147,6 +158,9 @@ const PROTOTYPES = [
   'uint32_t skn_gltf_morph_target_name(const skn_gltf *gltf, uint32_t primitive, uint32_t target, _Out_ const char **out_name)',
   'uint32_t skn_rig_gpu_attributes(const skn_rig *rig, const skn_gpu_attributes *out)',
   'uint32_t skn_rig_gpu_buffers(const skn_rig *rig, const skn_gpu_desc *desc, _Inout_ skn_gpu_buffers *out)',
+  'uint32_t skn_compute_weights(const skn_weights_desc *desc, uint32_t *joints, float *weights)',
+  'uint32_t skn_gltf_compute_weights(const skn_gltf *gltf, const skn_gltf_weights_desc *desc, uint32_t *joints, ' +
+    'float *weights, size_t capacity, _Out_ uint32_t *out_vertex_count)',
   'uint32_t skn_gltf_open_with(const skn_gltf_open_desc *desc, _Out_ skn_gltf **out)',
 ];
 

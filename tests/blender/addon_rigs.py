@@ -399,21 +399,7 @@ def rigify_human():
     bpy.ops.preferences.addon_enable(module="rigify")
     bpy.ops.object.armature_human_metarig_add()
     meta = bpy.context.object
-    balls = bpy.data.metaballs.new("Body")
-    balls.resolution = balls.render_resolution = 0.035
-    shape = bpy.data.objects.new("Body", balls)
-    bpy.context.scene.collection.objects.link(shape)
-    radius = {"spine": 0.29, "thigh": 0.18, "shin": 0.13, "foot": 0.1, "toe": 0.08, "shoulder": 0.13,
-              "upper_arm": 0.11, "forearm": 0.09, "hand": 0.08}
-    for b in meta.data.bones:
-        r = next((v for k, v in radius.items() if b.name.startswith(k)), None)
-        if r is not None:
-            e = balls.elements.new(type="CAPSULE")
-            e.co, e.radius, e.size_x = (b.head_local + b.tail_local) / 2, r, b.length / 2
-            e.rotation = Vector((1, 0, 0)).rotation_difference((b.tail_local - b.head_local).normalized())
-    activate(shape)
-    bpy.ops.object.convert(target="MESH")
-    body = bpy.context.object
+    body = arm_scene.metaball_body(meta, 0.035)
     activate(meta)
     bpy.ops.pose.rigify_generate()
     rig = bpy.data.objects["rig"]

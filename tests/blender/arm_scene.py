@@ -106,6 +106,29 @@ def armature(name, bones, matrix=None, connect=False, rotation_mode="QUATERNION"
     return arm
 
 
+def metaball_body(meta, resolution):
+    """A body for a Rigify metarig: metaball capsules along its trunk and limbs (radii by bone name),
+    converted to a mesh object, which is returned (the active object)."""
+    from mathutils import Vector
+    balls = bpy.data.metaballs.new("Body")
+    balls.resolution = balls.render_resolution = resolution
+    shape = bpy.data.objects.new("Body", balls)
+    bpy.context.scene.collection.objects.link(shape)
+    radius = {"spine": 0.29, "thigh": 0.18, "shin": 0.13, "foot": 0.1, "toe": 0.08, "shoulder": 0.13,
+              "upper_arm": 0.11, "forearm": 0.09, "hand": 0.08}
+    for b in meta.data.bones:
+        r = next((v for k, v in radius.items() if b.name.startswith(k)), None)
+        if r is not None:
+            e = balls.elements.new(type="CAPSULE")
+            e.co, e.radius, e.size_x = (b.head_local + b.tail_local) / 2, r, b.length / 2
+            e.rotation = Vector((1, 0, 0)).rotation_difference((b.tail_local - b.head_local).normalized())
+    bpy.ops.object.select_all(action="DESELECT")
+    shape.select_set(True)
+    bpy.context.view_layer.objects.active = shape
+    bpy.ops.object.convert(target="MESH")
+    return bpy.context.object
+
+
 def chain_rig(name, bones, length):
     """An armature `name` of `bones` bones "b0", "b1", ... in a chain along +X, each `length` long."""
     data = bpy.data.armatures.new(name)

@@ -18,6 +18,7 @@ int main(void) {
   srunner_add_suite(sr, suite_hostile());
   srunner_add_suite(sr, suite_alloc());
   srunner_add_suite(sr, suite_morph());
+  srunner_add_suite(sr, suite_weights());
   srunner_run_all(sr, getenv("CK_VERBOSITY") ? CK_ENV : CK_NORMAL);
   int run = srunner_ntests_run(sr), failed = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -6,6 +6,7 @@
  * half-built object in its out-pointer; skinning allocates nothing. */
 #include "testlib.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,41 @@ static skn_status gltf_bind_op(void *ctx) {
   return s;
 }
 
+/* ---- weights: an octahedron around two bones, welded from a split copy ---- */
+typedef struct weights_ctx {
+  skn_weights_desc d;
+  uint32_t joints[16];
+  float weights[16];
+} weights_ctx;
+
+static skn_status weights_op(void *ctx) {
+  weights_ctx *c = ctx;
+  return skn_compute_weights(&c->d, c->joints, c->weights);
+}
+
+START_TEST(weights_fail_cleanly) {
+  /* vertices 0-5 an octahedron of radius 1; 6 and 7 copies of 0 and 1 (welded back) */
+  static const float P[8][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {-1, 0, 0}};
+  static const uint32_t T[8][3] = {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 6, 4}, {2, 0, 5}, {1, 2, 5}, {3, 7, 5}, {0, 3, 5}};
+  static const float H[6] = {-0.5f, 0, 0, 0, 0, 0}, L[6] = {0, 0, 0, 0.5f, 0, 0};
+  install();
+  weights_ctx c;
+  memset(&c, 0, sizeof c);
+  c.d.struct_size = sizeof c.d;
+  c.d.vertex_count = 8, c.d.positions.data = P, c.d.triangle_count = 8, c.d.triangles = &T[0][0];
+  c.d.bone_count = 2, c.d.bone_heads = H, c.d.bone_tails = L, c.d.influences_per_vertex = 2;
+  c.d.flags = SKN_WEIGHTS_WELD;
+  for (int m = SKN_WEIGHTS_HEAT; m <= SKN_WEIGHTS_CLOSEST; ++m) {
+    c.d.method = (skn_weights_method)m;
+    long n = fail_each(m == SKN_WEIGHTS_HEAT ? "weights (bone heat)" : "weights (closest)", weights_op, &c);
+    ck_assert_msg(n > 3, "weights made %ld allocations", n);
+    ck_assert_msg(fabsf(c.weights[0] + c.weights[1] - 1) < 1e-6f, "vertex 0's weights sum to %g",
+                  (double)(c.weights[0] + c.weights[1]));
+  }
+  skn_set_allocator(NULL);
+}
+END_TEST
+
 START_TEST(gltf_fails_cleanly) {
   static const char *const FILES[] = {"data/gltf/CesiumMan/glTF/CesiumMan.gltf", "data/gltf/Fox/glTF-Binary/Fox.glb",
                                       "data/gltf/SimpleSkin/glTF-Embedded/SimpleSkin.gltf"};
@@ -240,6 +276,7 @@ Suite *suite_alloc(void) {
   tcase_add_test(tc, bind_fails_cleanly);
   tcase_add_test(tc, pose_fails_cleanly_and_skin_allocates_nothing);
   tcase_add_test(tc, gltf_fails_cleanly);
+  tcase_add_test(tc, weights_fail_cleanly);
   tcase_add_test(tc, allocator_is_checked);
   suite_add_tcase(s, tc);
   return s;

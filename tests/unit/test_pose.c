@@ -722,7 +722,7 @@ END_TEST
 START_TEST(version_and_names) {
   ck_assert_uint_eq(skn_version(), SKN_VERSION_NUMBER);
   ck_assert_uint_eq(skn_version() / 10000, SKN_VERSION_MAJOR);
-  ck_assert_str_eq(skn_version_string(), "1.4.0");
+  ck_assert_str_eq(skn_version_string(), "1.5.0");
   ck_assert_str_eq(skn_status_name(SKN_OK), "SKN_OK");
   ck_assert_str_eq(skn_status_name(SKN_ERR_SINGULAR), "SKN_ERR_SINGULAR");
   ck_assert_str_eq(skn_status_name(SKN_ERR_PARSE), "SKN_ERR_PARSE");

@@ -22,6 +22,7 @@ Suite *suite_gpu(void);
 Suite *suite_hostile(void);
 Suite *suite_alloc(void);
 Suite *suite_morph(void);
+Suite *suite_weights(void);
 
 /* ---- random numbers (xorshift64*, reproducible per seed) ---- */
 typedef struct rng { uint64_t s; } rng;

@@ -227,6 +227,37 @@ typedef struct skn_gpu_buffers {
   size_t morph_first_bytes;
 } skn_gpu_buffers;
 skn_status skn_rig_gpu_buffers(const skn_rig * rig, const skn_gpu_desc * desc, skn_gpu_buffers * out);
+typedef enum skn_weights_method { SKN_WEIGHTS_HEAT = 0, SKN_WEIGHTS_CLOSEST = 1, SKN_WEIGHTS_METHOD_FORCE_U32 = 0x7FFFFFFF } skn_weights_method;
+enum { SKN_WEIGHTS_WELD = 1u << 0, SKN_WEIGHTS_NON_MANIFOLD = 1u << 1, SKN_WEIGHTS_AS_BLENDER = 1u << 2 };
+typedef struct skn_weights_desc {
+  uint32_t struct_size;
+  skn_weights_method method;
+  uint32_t vertex_count;
+  skn_attrib positions;
+  uint32_t triangle_count;
+  const uint32_t * triangles;
+  uint32_t bone_count;
+  const float * bone_heads;
+  const float * bone_tails;
+  const uint32_t * bone_joints;
+  uint32_t joint_count;
+  uint32_t influences_per_vertex;
+  float min_weight;
+  uint32_t flags;
+  uint32_t threads;
+} skn_weights_desc;
+skn_status skn_compute_weights(const skn_weights_desc * desc, uint32_t * joints, float * weights);
+typedef struct skn_gltf_weights_desc {
+  uint32_t struct_size;
+  uint32_t node;
+  uint32_t primitive_in_mesh;
+  skn_weights_method method;
+  uint32_t influences_per_vertex;
+  float min_weight;
+  uint32_t flags;
+  uint32_t threads;
+} skn_gltf_weights_desc;
+skn_status skn_gltf_compute_weights(const skn_gltf * gltf, const skn_gltf_weights_desc * desc, uint32_t * joints, float * weights, size_t capacity, uint32_t * out_vertex_count);
 struct skn_api {
   uint32_t struct_size;
   uint32_t abi_version;
@@ -266,10 +297,12 @@ struct skn_api {
   skn_status (*gltf_morph_target_name)(const skn_gltf * gltf, uint32_t primitive, uint32_t target, const char ** out_name);
   skn_status (*gltf_open_with)(const skn_gltf_open_desc * desc, skn_gltf ** out);
   skn_status (*rig_gpu_buffers)(const skn_rig * rig, const skn_gpu_desc * desc, skn_gpu_buffers * out);
+  skn_status (*compute_weights)(const skn_weights_desc * desc, uint32_t * joints, float * weights);
+  skn_status (*gltf_compute_weights)(const skn_gltf * gltf, const skn_gltf_weights_desc * desc, uint32_t * joints, float * weights, size_t capacity, uint32_t * out_vertex_count);
 };
 const skn_api * skn_get_api(uint32_t abi_major);
 static const uint32_t SKN_VERSION_MAJOR = 1;
-static const uint32_t SKN_VERSION_MINOR = 4;
+static const uint32_t SKN_VERSION_MINOR = 5;
 static const uint32_t SKN_VERSION_PATCH = 0;
 static const uint32_t SKN_GLTF_NO_ANIMATION = 0xFFFFFFFFu;
 static const uint32_t SKN_GPU_ABSENT = 0xFFFFFFFFu;

@@ -516,6 +516,29 @@ class Gltf(_Lifetime):
             _check(_lib.skn_gltf_triangles(h, primitive, _ptr(out, ctypes.c_uint32), out.size))
         return out
 
+    def weights(self, node, primitive_in_mesh=0, *, method="heat", influences=4, min_weight=0.0, weld=True,
+                non_manifold=False, threads=0):
+        """Weights for the mesh of `node` (a node with a skin, weighted or not) by its skin's joints:
+        (joints, weights), each (POSITION's count, influences), as JOINTS_n and WEIGHTS_n hold them.
+        The bones run from each joint to its children (skn.h's skn_gltf_compute_weights); weld joins
+        the vertices a seam split (the default); method "heat" or "closest"."""
+        d = _abi.GltfWeightsDesc(struct_size=ctypes.sizeof(_abi.GltfWeightsDesc))
+        d.node = _args.count(node, "node")
+        d.primitive_in_mesh = _args.count(primitive_in_mesh, "primitive_in_mesh")
+        d.method = _args.name(method, _abi.WEIGHTS_METHODS, "method")
+        d.influences_per_vertex = _args.count(influences, "influences", minimum=1)
+        d.min_weight = _args.real(min_weight, "min_weight", minimum=0.0)
+        d.flags = (_abi.WEIGHTS_WELD if weld else 0) | (_abi.WEIGHTS_NON_MANIFOLD if non_manifold else 0)
+        d.threads = _args.count(threads, "threads")
+        n = ctypes.c_uint32()
+        with _Using((self, Gltf, "gltf")) as h:
+            _check(_lib.skn_gltf_compute_weights(h, ctypes.byref(d), None, None, 0, ctypes.byref(n)))
+            joints = numpy.zeros((n.value, d.influences_per_vertex), numpy.uint32)
+            out = numpy.zeros((n.value, d.influences_per_vertex), numpy.float32)
+            _check(_lib.skn_gltf_compute_weights(h, ctypes.byref(d), joints.ctypes.data, out.ctypes.data,
+                                                 joints.size, ctypes.byref(n)))
+        return joints, out
+
     def bind(self, primitive=0, centers_of_rotation=False, max_influences=0, min_weight=0.0, blend_weights=None,
              layout="full", max_bytes=0):
         """A Rig of a skinned primitive (centers_of_rotation: bind with its triangles, for "cor";
@@ -591,7 +614,7 @@ def gpu_layout(method="lbs", *, normals=False, tangents=False):
 
 
 def version():
-    """The loaded library's version, "1.4.0"."""
+    """The loaded library's version, "1.5.0"."""
     return __version__
 
 
@@ -608,3 +631,4 @@ def get_simd():
 
 
 from .bake import bake  # noqa: E402  (bake.py builds on the classes above)
+from .weights import weights  # noqa: E402

@@ -32,6 +32,8 @@ GLSL_COMPUTE, GLSL_MORPHS, GLSL_PREVIOUS, GLSL_MORPH_PASS = 2, 4, 8, 16
 GPU_ABSENT = 0xFFFFFFFF
 GPU_NEEDS_BLEND_WEIGHTS, GPU_NEEDS_CENTERS = 1, 2
 GLTF_OPEN_ANY_PATH = 1
+WEIGHTS_METHODS = {"heat": 0, "closest": 1}
+WEIGHTS_WELD, WEIGHTS_NON_MANIFOLD, WEIGHTS_AS_BLENDER = 1, 2, 4
 
 
 _RANGES = {ctypes.c_uint32: ("uint32", 0, 2 ** 32 - 1), ctypes.c_int32: ("int32", -2 ** 31, 2 ** 31 - 1),
@@ -131,6 +133,21 @@ class GltfOpenDesc(Struct):
                 ("size", ctypes.c_size_t), ("folder", ctypes.c_char_p), ("flags", ctypes.c_uint32)]
 
 
+class WeightsDesc(Struct):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("method", ctypes.c_uint32), ("vertex_count", ctypes.c_uint32),
+                ("positions", Attrib), ("triangle_count", ctypes.c_uint32), ("triangles", ctypes.c_void_p),
+                ("bone_count", ctypes.c_uint32), ("bone_heads", c_float_p), ("bone_tails", c_float_p),
+                ("bone_joints", ctypes.c_void_p), ("joint_count", ctypes.c_uint32),
+                ("influences_per_vertex", ctypes.c_uint32), ("min_weight", ctypes.c_float),
+                ("flags", ctypes.c_uint32), ("threads", ctypes.c_uint32)]
+
+
+class GltfWeightsDesc(Struct):
+    _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "node", "primitive_in_mesh", "method",
+                                               "influences_per_vertex")] + \
+        [("min_weight", ctypes.c_float), ("flags", ctypes.c_uint32), ("threads", ctypes.c_uint32)]
+
+
 class GpuDesc(Struct):
     _fields_ = [(n, ctypes.c_uint32) for n in ("struct_size", "method", "dqs_scale", "influences", "outputs",
                                                "dialect", "palette", "joint_count", "flags", "morph_target_count")]
@@ -187,7 +204,6 @@ PROTOTYPES = {
     "skn_gpu_layout_get": (ctypes.c_uint32, [ctypes.POINTER(GpuDesc), ctypes.POINTER(GpuLayout)]),
     "skn_pose_gpu_palette": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuDesc), _P, ctypes.c_size_t]),
     "skn_rig_gpu_attributes": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuAttributes)]),
-    "skn_rig_gpu_buffers": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuDesc), ctypes.POINTER(GpuBuffers)]),
     "skn_gltf_open_memory": (ctypes.c_uint32, [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_P)]),
     # 1.2
     "skn_pose_set_morph_weights": (ctypes.c_uint32, [_P, ctypes.c_uint32, ctypes.c_uint32, c_float_p]),
@@ -196,6 +212,12 @@ PROTOTYPES = {
                                                       ctypes.POINTER(ctypes.c_char_p)]),
     # 1.3
     "skn_gltf_open_with": (ctypes.c_uint32, [ctypes.POINTER(GltfOpenDesc), ctypes.POINTER(_P)]),
+    # 1.4
+    "skn_rig_gpu_buffers": (ctypes.c_uint32, [_P, ctypes.POINTER(GpuDesc), ctypes.POINTER(GpuBuffers)]),
+    # 1.5
+    "skn_compute_weights": (ctypes.c_uint32, [ctypes.POINTER(WeightsDesc), _P, _P]),
+    "skn_gltf_compute_weights": (ctypes.c_uint32, [_P, ctypes.POINTER(GltfWeightsDesc), _P, _P, ctypes.c_size_t,
+                                                    ctypes.POINTER(ctypes.c_uint32)]),
 }
 
 

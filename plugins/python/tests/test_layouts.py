@@ -21,7 +21,8 @@ STRUCTS = {
     "skn_gltf_animation_info": _abi.GltfAnimationInfo, "skn_gltf_bind_desc": _abi.GltfBindDesc,
     "skn_gltf_open_desc": _abi.GltfOpenDesc,
     "skn_gpu_desc": _abi.GpuDesc, "skn_gpu_layout": _abi.GpuLayout, "skn_gpu_attributes": _abi.GpuAttributes,
-    "skn_gpu_buffers": _abi.GpuBuffers,
+    "skn_gpu_buffers": _abi.GpuBuffers, "skn_weights_desc": _abi.WeightsDesc,
+    "skn_gltf_weights_desc": _abi.GltfWeightsDesc,
 }
 LEFT_OUT_STRUCTS = {
     "skn_allocator": "a host's allocator is C code; Python's memory is the interpreter's",
@@ -38,6 +39,7 @@ ENUMS = {
     "skn_palette_format": [v[0] for v in _abi.PALETTES.values()], "skn_simd": list(_abi.SIMD.values()),
     "skn_glsl_dialect": list(_abi.GLSL_DIALECTS.values()), "skn_glsl_palette": list(_abi.GLSL_PALETTES.values()),
     "skn_status": list(range(len(_abi.STATUS_NAMES))), "skn_stores": list(_abi.STORES.values()),
+    "skn_weights_method": list(_abi.WEIGHTS_METHODS.values()),
 }
 CONSTANTS = {
     "SKN_RIG_HAS_NORMALS": _abi.RIG_HAS_NORMALS, "SKN_RIG_HAS_TANGENTS": _abi.RIG_HAS_TANGENTS,
@@ -48,6 +50,8 @@ CONSTANTS = {
     "SKN_VERSION_MAJOR": _abi.ABI_MAJOR, "SKN_GLTF_OPEN_ANY_PATH": _abi.GLTF_OPEN_ANY_PATH,
     "SKN_GLSL_COMPUTE": _abi.GLSL_COMPUTE, "SKN_GLSL_MORPHS": _abi.GLSL_MORPHS, "SKN_GLSL_PREVIOUS": _abi.GLSL_PREVIOUS,
     "SKN_GLSL_MORPH_PASS": _abi.GLSL_MORPH_PASS, "SKN_GPU_ABSENT": _abi.GPU_ABSENT,
+    "SKN_WEIGHTS_WELD": _abi.WEIGHTS_WELD, "SKN_WEIGHTS_NON_MANIFOLD": _abi.WEIGHTS_NON_MANIFOLD,
+    "SKN_WEIGHTS_AS_BLENDER": _abi.WEIGHTS_AS_BLENDER,
 }
 LEFT_OUT_CONSTANTS = {
     "SKN_GLTF_HAS_NORMALS": "the package reads a primitive's flags through skn_gltf_primitive_info as a number",

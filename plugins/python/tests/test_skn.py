@@ -68,7 +68,7 @@ class RandomRig:
 
 class TestLibrary(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(skn.version(), "1.4.0")
+        self.assertEqual(skn.version(), "1.5.0")
         self.assertTrue(os.path.exists(skn.LIBRARY_PATH) or skn.LIBRARY_PATH.startswith("libskn"))
 
     def test_kernels_agree(self):
