@@ -73,6 +73,12 @@ CORE_OBJ := $(patsubst core/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 # KERNEL_DEBUG=-g on the command line gives them everything.
 KERNEL_DEBUG ?= $(if $(filter -g%,$(CFLAGS)),-g1)
 KERNEL_COMBINE := $(shell $(CC) -Werror --param=max-combine-insns=2 -c -x c /dev/null -o /dev/null 2>/dev/null && echo --param=max-combine-insns=2)
+# KERNEL_SETS=portable builds the portable kernels alone (simd.c then has no
+# other set to pick): for the trees whose tests look at something other
+# than the instruction sets — the fuzzers' (below) and ThreadSanitizer's,
+# whose threads program checks the pool's hand-offs, which no set changes
+# (the AVX2 and AVX-512 kernels took two thirds of that tree's build).
+KERNEL_SETS ?= all
 ifeq ($(FUZZ),1)
 # The fuzz build (clang, `make fuzz-build`): the kernels at -O0 and without
 # coverage — clang takes minutes a kernel file at -O1, and their paths
@@ -86,16 +92,9 @@ ifeq ($(FUZZ),1)
 # Clang at -O0 under ASan took 30-40 s a wide kernel file.
 FUZZ_KERNEL_OPT ?= -O0
 FUZZ_KERNEL_SETS ?= all
+KERNEL_SETS := $(FUZZ_KERNEL_SETS)
 $(BUILD)/obj/kernels/%.o: KFLAGS := $(FUZZ_KERNEL_OPT) -Wno-psabi -fno-sanitize=fuzzer-no-link -DSKN_KERNELS_CHECKED
-ifeq ($(FUZZ_KERNEL_SETS),portable)
-CORE_OBJ := $(filter-out %_avx2.o %_avx512.o,$(CORE_OBJ))
-$(BUILD)/obj/kernels/simd.o: KFLAGS := $(FUZZ_KERNEL_OPT) -Wno-psabi -fno-sanitize=fuzzer-no-link -DSKN_KERNELS_PORTABLE_ONLY
-endif
-# simd.o follows the choice when a tree switches (its file changes only then)
-$(BUILD)/obj/kernels/simd.o: $(BUILD)/kernel-sets
-$(BUILD)/kernel-sets: FORCE
-	@mkdir -p $(dir $@)
-	@echo $(FUZZ_KERNEL_SETS) | cmp -s - $@ || echo $(FUZZ_KERNEL_SETS) > $@
+SIMD_KFLAGS := $(FUZZ_KERNEL_OPT) -Wno-psabi -fno-sanitize=fuzzer-no-link
 # COR's centers are arithmetic over the weights: tracing their comparisons
 # guides nothing and took half the skin target's time.
 $(BUILD)/obj/cor_bind.o: KFLAGS := -fno-sanitize-coverage=trace-cmp
@@ -109,7 +108,17 @@ KERNEL_FLAGS := -Wno-psabi -fno-var-tracking-assignments $(if $(SAN),-DSKN_KERNE
 $(BUILD)/obj/kernels/%.o: KFLAGS := $(KERNEL_FLAGS)
 $(BUILD)/obj/kernels/dqs_%.o $(BUILD)/obj/kernels/blend_%.o $(BUILD)/obj/kernels/cor_%.o \
   $(BUILD)/obj/kernels/lbsq_%.o: KFLAGS := $(KERNEL_FLAGS) $(KERNEL_COMBINE)
+SIMD_KFLAGS := $(KERNEL_FLAGS)
 endif
+ifeq ($(KERNEL_SETS),portable)
+CORE_OBJ := $(filter-out %_avx2.o %_avx512.o,$(CORE_OBJ))
+$(BUILD)/obj/kernels/simd.o: KFLAGS := $(SIMD_KFLAGS) -DSKN_KERNELS_PORTABLE_ONLY
+endif
+# simd.o follows the choice when a tree switches (its file changes only then)
+$(BUILD)/obj/kernels/simd.o: $(BUILD)/kernel-sets
+$(BUILD)/kernel-sets: FORCE
+	@mkdir -p $(dir $@)
+	@echo $(KERNEL_SETS) | cmp -s - $@ || echo $(KERNEL_SETS) > $@
 $(BUILD)/obj/kernels/%_avx2.o: ISA := -mavx2 -mfma
 $(BUILD)/obj/kernels/%_avx512.o: ISA := -mavx2 -mfma -mavx512f -mavx512vl -mavx512dq -mprefer-vector-width=512
 
@@ -374,7 +383,8 @@ check-san:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN="$(SAN_FLAGS)" CFLAGS="-O1 -g" $(BUILD)/san/tests/unit $(BUILD)/san/tests/gl \
 	  $(BUILD)/san/tests/replay $(BUILD)/san/tests/ffi $(BUILD)/san/tests/cpp $(BUILD)/san/bin/skn
 check-tsan:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN="-fsanitize=thread" CFLAGS="-O1 -g" $(BUILD)/tsan/tests/threads
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN="-fsanitize=thread" CFLAGS="-O1 -g" KERNEL_SETS=portable \
+	  $(BUILD)/tsan/tests/threads
 
 test: check
 

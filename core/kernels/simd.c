@@ -17,7 +17,7 @@
                                              skn__pose_stage_##isa, skn__pose_##isa,                   \
                                              skn__dq_forms_##isa, skn__quat_forms_##isa};
 SKN_DECLARE_SET(portable)
-#if !defined(SKN_KERNELS_PORTABLE_ONLY) /* the fuzz build's library has the portable set alone (Makefile) */
+#if !defined(SKN_KERNELS_PORTABLE_ONLY) /* KERNEL_SETS=portable: the fuzz and ThreadSanitizer trees (Makefile) */
 SKN_DECLARE_SET(avx2)
 SKN_DECLARE_SET(avx512)
 #define SKN_WIDE_SETS 1

@@ -119,7 +119,7 @@ def main():
     print(f"Blender's With Automatic Weights {bb:8.2f} s")
     print(f"skn's (the operator)             {ss:8.2f} s   {bb / ss:5.1f}x Blender's")
     for threads in (1, 2):
-        print(f"skn_compute_weights, {threads} thread{'s' if threads > 1 else ' '}   {statistics.median(alone[threads]):8.2f} s")
+        print(f"skn, mesh read + weights, {threads} thread{'s' if threads > 1 else ' '} {statistics.median(alone[threads]):6.2f} s")
     print(f"1 -> 2 threads: {statistics.median(alone[1]) / statistics.median(alone[2]):.2f}x; "
           f"largest weight difference between the operators {diff:.1e}")
 
