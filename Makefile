@@ -13,6 +13,7 @@
 # make blender-addon   build/skn_blender.zip for Blender's Preferences > Add-ons > Install
 # make ffi        build/libskn_ffi.a, skn through libffi (plugins/ffi); make node-deps: plugins/node's packages
 
+.DEFAULT_GOAL := all
 PYTHON ?= /usr/bin/python3
 CC ?= cc
 PREFIX ?= /usr/local

@@ -2,10 +2,11 @@
  * whose answers are known by construction: a capped cylinder along two
  * bones (weights cross at the joint, monotone along the axis, sum 1,
  * symmetric about the joint), a mesh in two pieces and a loose piece no
- * bone is visible from, a vertex hidden from its nearest bone, and the
- * bad inputs (a status naming the item, the caller's arrays untouched).
- * Blender's own "With Automatic Weights" is the reference in
- * tests/blender/weights.py. */
+ * bone is visible from, a bone inside nothing, a vertex hidden from its
+ * nearest bone, a split seam welded, threads, Blender's store rule, and
+ * the bad inputs (a status naming the item, the caller's arrays
+ * untouched). Allocation failure is test_alloc.c's; Blender's own "With
+ * Automatic Weights" is the reference in tests/blender/weights.py. */
 #include "testlib.h"
 
 #include <math.h>
@@ -140,6 +141,30 @@ START_TEST(pieces_are_solved_apart_and_a_loose_piece_falls_back) {
     double d0 = hypot(p[1], p[2]), d1 = hypot(p[1] - 1, p[2]);
     double w1 = 1 / (1 + pow(d1 / d0, 4)), got = weight_of(joints, weights, 2, v, 1);
     ck_assert_msg(fabs(got - w1) < 1e-5, "loose vertex %u: bone 1 weighs %g, want %g", v, got, w1);
+  }
+  free(joints), free(weights);
+  mesh_free(&m);
+}
+END_TEST
+
+/* A bone inside nothing, far from the mesh: no vertex has it nearest, so
+ * its heat is 0 everywhere; the weights stay finite and sum to 1. */
+START_TEST(a_bone_inside_nothing_weighs_nothing) {
+  mesh m = {0};
+  cylinder(&m, 0, 2, 0.3f, 11, 12, 0);
+  const float heads[9] = {0, 0, 0, 1, 0, 0, 0, 40, 0}, tails[9] = {1, 0, 0, 2, 0, 0, 0, 41, 0};
+  skn_weights_desc d = desc_of(&m, heads, tails, 3);
+  d.influences_per_vertex = 3;
+  uint32_t *joints = malloc(sizeof *joints * 3 * m.vertex_count);
+  float *weights = malloc(sizeof *weights * 3 * m.vertex_count);
+  ck_assert_msg(skn_compute_weights(&d, joints, weights) == SKN_OK, "%s", skn_last_error());
+  for (uint32_t v = 0; v < m.vertex_count; ++v) {
+    float sum = 0;
+    for (uint32_t s = 0; s < 3; ++s) {
+      ck_assert(isfinite(weights[3 * v + s]));
+      sum += weights[3 * v + s];
+    }
+    ck_assert_msg(fabsf(sum - 1) < 1e-6f && weight_of(joints, weights, 3, v, 2) == 0, "vertex %u", v);
   }
   free(joints), free(weights);
   mesh_free(&m);
@@ -346,6 +371,7 @@ Suite *suite_weights(void) {
   tcase_add_loop_test(tc, cylinder_weights_cross_at_the_joint, SKN_WEIGHTS_HEAT, SKN_WEIGHTS_CLOSEST + 1);
   tcase_add_test(tc, pieces_are_solved_apart_and_a_loose_piece_falls_back);
   tcase_add_test(tc, a_wall_hides_the_nearest_bone);
+  tcase_add_test(tc, a_bone_inside_nothing_weighs_nothing);
   tcase_add_test(tc, welding_joins_a_split_seam_and_threads_change_nothing);
   tcase_add_test(tc, blender_store_rule);
   tcase_add_test(tc, bad_input_is_refused_and_nothing_is_written);
