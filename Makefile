@@ -212,7 +212,7 @@ $(YARDSTICK_OBJ): $(YARDSTICK) ../shared/bench/lbs_ref.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -DREF_SUFFIX=_O2 -c $< -o $@
 endif
-$(CLI): $(CLI_SRC) plugins/cli/cli.h abi/skn.h $(BUILD)/libskn.so $(GL_LIB) $(YARDSTICK_OBJ) | $(BUILD)/bin
+$(CLI): $(CLI_SRC) $(wildcard plugins/cli/*.h) abi/skn.h $(BUILD)/libskn.so $(GL_LIB) $(YARDSTICK_OBJ) | $(BUILD)/bin
 	$(CC) $(PROG_CFLAGS) $(YARDSTICK_FLAGS) $(CLI_SRC) $(GL_LIB) $(PROG_LDFLAGS) -lpng -lcjson -pthread -ldl -o $@
 
 $(BUILD)/bin/arm_gltf: scripts/arm_gltf.c scripts/arm.h | $(BUILD)/bin
