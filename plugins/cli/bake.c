@@ -6,10 +6,12 @@
  * the primitive has normals), float32 of shape (frames, vertices, 3), row i
  * frame A + i (NumPy's format 1.0: a magic, a header dict, the data in C
  * order), then OUT/manifest.json. Memory is one frame: each is skinned and
- * appended. The arrays are written under temporary names and renamed when
- * whole, the manifest last, so that a folder with a manifest holds a whole
- * bake; a folder that holds one is replaced only with --overwrite. */
+ * appended. --format vat-png writes vertex animation textures (below).
+ * The files are written under temporary names and renamed when whole, the
+ * manifest last, so that a folder with a manifest holds a whole bake; a
+ * folder that holds one is replaced only with --overwrite. */
 #include "cli.h"
+#include "gltf_edit.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,14 +21,21 @@
 #include <unistd.h>
 
 #define DEFAULT_FPS 30.0f
+#define DEFAULT_VAT_WIDTH 4096u /* texels a row: within every desktop GPU's texture limit */
+
+enum { POSITIONS, NORMALS, MANIFEST, UV, MESH, FILES };
 
 typedef struct bake {
   posed_mesh m;
   const options *o;
   uint32_t first, end;          /* frames [first, end) */
   float start, fps;             /* the animation's first key; frames a second */
-  int normals;
-  char path[3][4096];           /* positions, normals, manifest: the final names */
+  int normals, vat;             /* the primitive has normals; --format vat-png */
+  uint32_t width, rows;         /* vat: texels a row, rows a frame */
+  float lo[3], hi[3];           /* vat: the positions' bounds over the bake */
+  int mesh;                     /* vat: mesh.glb written (not where the document names files beside it) */
+  char uv_set[24];              /* vat: its TEXCOORD_n */
+  char path[FILES][4096];       /* the final names */
 } bake;
 
 /* NumPy's .npy header (format 1.0) for float32 (frames, vertices, 3): the
@@ -60,8 +69,9 @@ static int plan_frames(bake *b) {
 /* OUT: made, or refused where it holds a bake and --overwrite is not given. */
 static int prepare_folder(bake *b) {
   const char *out = b->o->out;
-  static const char *const NAMES[3] = {"positions.npy", "normals.npy", "manifest.json"};
-  for (int k = 0; k < 3; ++k) snprintf(b->path[k], sizeof b->path[k], "%s/%s", out, NAMES[k]);
+  static const char *const NAMES[2][FILES] = {{"positions.npy", "normals.npy", "manifest.json", "", ""},
+                                              {"positions.png", "normals.png", "manifest.json", "uv.npy", "mesh.glb"}};
+  for (int k = 0; k < FILES; ++k) snprintf(b->path[k], sizeof b->path[k], "%s/%s", out, NAMES[b->vat][k]);
   if (mkdir(out, 0777) && errno != EEXIST) return fprintf(stderr, "skn: bake: cannot make %s\n", out), EXIT_INPUT;
   struct stat st;
   if (stat(out, &st) || !S_ISDIR(st.st_mode)) return fprintf(stderr, "skn: bake: %s is not a folder\n", out), EXIT_INPUT;
@@ -98,6 +108,119 @@ static int write_frames(bake *b, FILE *const files[2]) {
   return rc;
 }
 
+/* ---- --format vat-png: vertex animation textures ----
+ * One texel a vertex, one row of `width` texels after another for a frame
+ * (width = min(vertices, --vat-width)), frame after frame: vertex v of
+ * frame f at x = v % width, y = f * rows + v / width. Positions are 16-bit
+ * RGB normalized to the bake's bounds, c = round((p - lo) / (hi - lo) *
+ * 65535) (an axis of no extent: 0), normals (n + 1) / 2 likewise; both
+ * decode to within 2^-17 of their range. The bounds need every frame
+ * first: the frames are skinned twice, memory is still one frame. */
+
+static float time_of(const bake *b, uint32_t i) { return b->start + (float)((double)(b->first + i) / b->fps); }
+
+static int vat_bounds(bake *b, float *p, float *nrm) {
+  uint32_t n = b->m.info.vertex_count, frames = b->end - b->first;
+  for (int c = 0; c < 3; ++c) b->lo[c] = INFINITY, b->hi[c] = -INFINITY;
+  for (uint32_t i = 0; i < frames; ++i) {
+    int rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
+    if (rc) return rc;
+    for (size_t k = 0; k < (size_t)n * 3; ++k)
+      b->lo[k % 3] = fminf(b->lo[k % 3], p[k]), b->hi[k % 3] = fmaxf(b->hi[k % 3], p[k]);
+  }
+  return EXIT_OK;
+}
+
+static uint16_t quantize(float x, float lo, float hi) {
+  if (!(hi > lo)) return 0;
+  double c = floor((double)(x - lo) / ((double)hi - lo) * 65535.0 + 0.5);
+  return (uint16_t)(c < 0 ? 0 : c > 65535 ? 65535 : c);
+}
+
+/* One frame's rows of a texture: `values` (3 a vertex) quantized to [lo, hi]. */
+static int vat_rows(const bake *b, png16 *png, const float *values, const float *lo, const float *hi, uint16_t *row) {
+  uint32_t n = b->m.info.vertex_count;
+  for (uint32_t r = 0; r < b->rows; ++r) {
+    for (uint32_t x = 0; x < b->width; ++x) {
+      uint32_t v = r * b->width + x;
+      for (int c = 0; c < 3; ++c) row[3 * x + c] = v < n ? quantize(values[3 * (size_t)v + c], lo[c], hi[c]) : 0;
+    }
+    if (!png16_row(png, row)) return 0;
+  }
+  return 1;
+}
+
+static int vat_textures(bake *b, const char *tmp_positions, const char *tmp_normals) {
+  uint32_t n = b->m.info.vertex_count, frames = b->end - b->first;
+  float *p = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12);
+  uint16_t *row = malloc((size_t)b->width * 6);
+  static const float NLO[3] = {-1, -1, -1}, NHI[3] = {1, 1, 1};
+  int rc = p && nrm && row ? vat_bounds(b, p, nrm) : fail_input("bake: out of memory");
+  uint32_t height = frames * b->rows;
+  png16 *pos = NULL, *nor = NULL;
+  if (!rc && (!(pos = png16_open(tmp_positions, b->width, height)) ||
+              (b->normals && !(nor = png16_open(tmp_normals, b->width, height)))))
+    rc = fail_input("bake: write");
+  for (uint32_t i = 0; !rc && i < frames; ++i) {
+    rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
+    if (!rc && (!vat_rows(b, pos, p, b->lo, b->hi, row) || (nor && !vat_rows(b, nor, nrm, NLO, NHI, row))))
+      rc = fail_input("bake: write");
+    progress(i + 1, frames);
+  }
+  if (pos && !png16_close(pos) && !rc) rc = fail_input("bake: write");
+  if (nor && !png16_close(nor) && !rc) rc = fail_input("bake: write");
+  free(p), free(nrm), free(row);
+  return rc;
+}
+
+/* Each vertex's texel address in the first frame, u = (x + 0.5) / width,
+ * v = (v / width + 0.5) / height (a frame f adds f * rows / height): as
+ * OUT/uv.npy (float32, vertices x 2), and as a TEXCOORD_n of the baked
+ * primitive in OUT/mesh.glb, the document again (not where it names files
+ * beside itself: the mesh would lose them). */
+static int vat_uv(bake *b, const char *tmp_uv, const char *tmp_mesh) {
+  uint32_t n = b->m.info.vertex_count, height = (b->end - b->first) * b->rows;
+  float *uv = malloc((size_t)n * 8 + 8);
+  if (!uv) return fail_input("bake: out of memory");
+  for (uint32_t v = 0; v < n; ++v)
+    uv[2 * v] = ((float)(v % b->width) + 0.5f) / (float)b->width, uv[2 * v + 1] = ((float)(v / b->width) + 0.5f) / (float)height;
+  FILE *f = fopen(tmp_uv, "wb");
+  char dict[128];
+  int len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%u, 2), }", n);
+  size_t total = (10 + (size_t)len + 1 + 63) / 64 * 64, hl = total - 10;
+  unsigned char head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xFF), (unsigned char)(hl >> 8)};
+  int ok = f && fwrite(head, 1, 10, f) == 10 && fwrite(dict, 1, (size_t)len, f) == (size_t)len;
+  for (size_t k = 10 + (size_t)len; ok && k + 1 < total; ++k) ok = fputc(' ', f) != EOF;
+  ok = ok && fputc('\n', f) != EOF && fwrite(uv, 8, n, f) == n;
+  if (f && fclose(f)) ok = 0;
+  int rc = ok ? EXIT_OK : fail_input("bake: write");
+  gltf_edit e;
+  int opened = rc ? -1 : gltf_edit_open(&e, "bake", b->o->file, b->path[MESH], 1);
+  if (opened == EXIT_USAGE) { /* the document names files beside it: uv.npy alone */
+    fprintf(stderr, "skn: bake: OUT/mesh.glb left out: %s names files beside it; OUT/uv.npy has the UV set\n",
+            b->o->file);
+  } else if (opened == EXIT_OK) {
+    cJSON *prim = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(e.root, "meshes"), (int)b->m.info.mesh), "primitives"),
+        (int)b->m.info.primitive_in_mesh);
+    cJSON *attributes = cJSON_GetObjectItem(prim, "attributes");
+    char name[24];
+    int set = 0;
+    do snprintf(name, sizeof name, "TEXCOORD_%d", set++);
+    while (cJSON_GetObjectItem(attributes, name));
+    int a = gltf_edit_accessor(&e, uv, (size_t)n * 8, 5126, n, "VEC2");
+    if (a < 0) rc = fail_input("bake: out of memory");
+    else cJSON_AddNumberToObject(attributes, name, a), rc = gltf_edit_write(&e, "bake", tmp_mesh);
+    b->mesh = !rc;
+    snprintf(b->uv_set, sizeof b->uv_set, "%s", name);
+  } else if (!rc) {
+    rc = opened;
+  }
+  if (opened != -1) gltf_edit_close(&e);
+  free(uv);
+  return rc;
+}
+
 /* s as a JSON string: quotes, backslashes and control characters escaped. */
 static void put_json_string(FILE *f, const char *s) {
   fputc('"', f);
@@ -127,43 +250,65 @@ static int write_manifest(const bake *b, const char *tmp) {
     put_json_string(f, animation);
     fprintf(f, ", \"start\": %.9g},\n", b->start);
   }
-  fprintf(f, "  \"fps\": %.9g,\n  \"frames\": [%u, %u],\n  \"vertex_count\": %u,\n  \"method\": \"%s\",\n"
-             "  \"format\": \"npy\",\n  \"arrays\": {\"positions\": \"positions.npy\"%s},\n"
-             "  \"shape\": [%u, %u, 3],\n  \"dtype\": \"float32\"\n}\n",
-          b->fps, b->first, b->end, b->m.info.vertex_count, b->o->method_names[0],
-          b->normals ? ", \"normals\": \"normals.npy\"" : "", b->end - b->first, b->m.info.vertex_count);
+  fprintf(f, "  \"fps\": %.9g,\n  \"frames\": [%u, %u],\n  \"vertex_count\": %u,\n  \"method\": \"%s\",\n", b->fps,
+          b->first, b->end, b->m.info.vertex_count, b->o->method_names[0]);
+  if (!b->vat) {
+    fprintf(f, "  \"format\": \"npy\",\n  \"arrays\": {\"positions\": \"positions.npy\"%s},\n"
+               "  \"shape\": [%u, %u, 3],\n  \"dtype\": \"float32\"\n}\n",
+            b->normals ? ", \"normals\": \"normals.npy\"" : "", b->end - b->first, b->m.info.vertex_count);
+  } else {
+    fprintf(f, "  \"format\": \"vat-png\",\n  \"textures\": {\"positions\": \"positions.png\"%s},\n"
+               "  \"encoding\": \"16-bit RGB; position = lo + (hi - lo) * c / 65535, normal = 2 * c / 65535 - 1\",\n"
+               "  \"bounds\": {\"lo\": [%.9g, %.9g, %.9g], \"hi\": [%.9g, %.9g, %.9g]},\n"
+               "  \"layout\": {\"width\": %u, \"rows_per_frame\": %u, \"height\": %u,\n"
+               "    \"texel\": \"vertex v of frame f at x = v %% width, y = f * rows_per_frame + v / width\"},\n"
+               "  \"uv\": {\"array\": \"uv.npy\", \"mesh\": %s%s%s, \"set\": \"%s\",\n"
+               "    \"value\": \"((x + 0.5) / width, (v / width + 0.5) / height); frame i adds i * rows_per_frame / height to v\"}\n}\n",
+            b->normals ? ", \"normals\": \"normals.png\"" : "", b->lo[0], b->lo[1], b->lo[2], b->hi[0], b->hi[1], b->hi[2],
+            b->width, b->rows, (b->end - b->first) * b->rows, b->mesh ? "\"" : "", b->mesh ? "mesh.glb" : "null",
+            b->mesh ? "\"" : "", b->mesh ? b->uv_set : "");
+  }
   return fclose(f) ? fail_input("bake: write the manifest") : EXIT_OK;
 }
 
-/* The arrays under temporary names, renamed when whole; the manifest last. */
+/* The files under temporary names, renamed when whole; the manifest last. */
 static int run(bake *b) {
-  char tmp[3][4200];
-  FILE *files[2] = {NULL, NULL};
-  int rc = EXIT_OK;
-  for (int k = 0; k < 3; ++k) snprintf(tmp[k], sizeof tmp[k], "%s.tmp%ld", b->path[k], (long)getpid());
-  unlink(b->path[2]); /* an old manifest goes first: the folder holds no whole bake until the new one */
-  for (int k = 0; !rc && k < 1 + b->normals; ++k)
-    if (!(files[k] = fopen(tmp[k], "wb"))) rc = fail_input("bake: write");
-  if (!rc) rc = write_frames(b, files);
-  for (int k = 0; k < 2; ++k)
-    if (files[k] && fclose(files[k]) && !rc) rc = fail_input("bake: write");
-  if (!rc) rc = write_manifest(b, tmp[2]);
-  for (int k = 0; !rc && k < 3; ++k)
-    if ((k != 1 || b->normals) && rename(tmp[k], b->path[k])) rc = fail_input("bake: rename");
-  if (!rc && !b->normals) unlink(b->path[1]); /* an older bake's */
-  for (int k = 0; rc && k < 3; ++k) unlink(tmp[k]);
+  char tmp[FILES][4200];
+  int rc = EXIT_OK, count = b->vat ? FILES : MANIFEST + 1;
+  for (int k = 0; k < FILES; ++k) snprintf(tmp[k], sizeof tmp[k], "%s.tmp%ld", b->path[k], (long)getpid());
+  unlink(b->path[MANIFEST]); /* an old manifest goes first: the folder holds no whole bake until the new one */
+  if (b->vat) {
+    rc = vat_textures(b, tmp[POSITIONS], tmp[NORMALS]);
+    if (!rc) rc = vat_uv(b, tmp[UV], tmp[MESH]);
+  } else {
+    FILE *files[2] = {NULL, NULL};
+    for (int k = 0; !rc && k < 1 + b->normals; ++k)
+      if (!(files[k] = fopen(tmp[k], "wb"))) rc = fail_input("bake: write");
+    if (!rc) rc = write_frames(b, files);
+    for (int k = 0; k < 2; ++k)
+      if (files[k] && fclose(files[k]) && !rc) rc = fail_input("bake: write");
+  }
+  if (!rc) rc = write_manifest(b, tmp[MANIFEST]);
+  for (int k = 0; !rc && k < count; ++k) { /* the manifest's turn comes last */
+    int file = k < MANIFEST ? k : k + 1 < count ? k + 1 : MANIFEST;
+    int present = (file != NORMALS || b->normals) && (file != MESH || b->mesh);
+    if (present && rename(tmp[file], b->path[file])) rc = fail_input("bake: rename");
+    if (!present) unlink(b->path[file]); /* an older bake's */
+  }
+  for (int k = 0; rc && k < FILES; ++k) unlink(tmp[k]);
   return rc;
 }
 
 int cmd_bake(int argc, char **argv) {
   options o;
   int rc = parse_options(argc, argv, 2, "primitive animation fps frames method dqs-scale blend layout weights format "
-                                        "overwrite any-path o", &o);
+                                        "vat-width overwrite any-path o", &o);
   if (rc) return rc;
   if (o.method_count != 1) return fprintf(stderr, "skn: bake takes one --method\n"), EXIT_USAGE;
   if (o.frames && !o.has_range) return fprintf(stderr, "skn: bake: --frames is a range A:B\n"), EXIT_USAGE;
-  if (!o.format || strcmp(o.format, "npy"))
-    return fprintf(stderr, "skn: bake: --format %s: this build bakes npy\n", o.format ? o.format : "(none)"), EXIT_USAGE;
+  if (!o.format || (strcmp(o.format, "npy") && strcmp(o.format, "vat-png")))
+    return fprintf(stderr, "skn: bake: --format %s: this build bakes npy and vat-png\n", o.format ? o.format : "(none)"),
+           EXIT_USAGE;
   if (!o.out) return fprintf(stderr, "skn: bake: -o OUT, the folder, is required\n"), EXIT_USAGE;
   bake b;
   memset(&b, 0, sizeof b);
@@ -171,6 +316,10 @@ int cmd_bake(int argc, char **argv) {
   rc = posed_mesh_open(&b.m, &o);
   if (rc) return rc;
   b.normals = (b.m.info.flags & SKN_GLTF_HAS_NORMALS) != 0;
+  b.vat = !strcmp(o.format, "vat-png");
+  b.width = b.m.info.vertex_count < (o.vat_width ? o.vat_width : DEFAULT_VAT_WIDTH) ? b.m.info.vertex_count
+                                                                                     : (o.vat_width ? o.vat_width : DEFAULT_VAT_WIDTH);
+  b.rows = (b.m.info.vertex_count + b.width - 1) / b.width;
   rc = plan_frames(&b);
   if (!rc) rc = prepare_folder(&b);
   if (!rc) rc = run(&b);

@@ -28,6 +28,7 @@ typedef struct options {
   uint32_t frame_first, frame_end; /* bake's --frames A:B (has_range) */
   int has_range;
   float fps;                 /* bake's --fps (0: 30) */
+  uint32_t vat_width;        /* bake's --vat-width (0: 4096) */
   int overwrite;             /* bake's --overwrite */
   int gpu;                   /* --gpu: skin (skin) and draw (render) on the GPU */
   int any_path;              /* --any-path: the file's buffers may name files outside its folder */
@@ -87,6 +88,11 @@ int cmd_weights(int argc, char **argv);
 
 /* render.c's pieces */
 int write_png(const char *path, const unsigned char *rgb, int width, int height);
+/* png.c: a 16-bit RGB PNG, a row (width x 3 values, host order) at a time; NULL, or 0, on failure. */
+typedef struct png16 png16;
+png16 *png16_open(const char *path, uint32_t width, uint32_t height);
+int png16_row(png16 *p, const uint16_t *rgb);
+int png16_close(png16 *p);
 void draw_text(unsigned char *rgb, int width, int height, int x, int y, int scale, const char *text,
                const unsigned char color[3]);
 

@@ -117,9 +117,7 @@ int gltf_edit_open(gltf_edit *e, const char *who, const char *in, const char *ou
   if (rc) return rc;
   if (!(e->root = cJSON_ParseWithLength(e->json, e->json_size)))
     return fprintf(stderr, "skn: %s: %s: its JSON does not parse\n", who, in), EXIT_INPUT;
-  if (!same_folder_if_needed(e->root, in, out))
-    return fprintf(stderr, "skn: %s: %s names files beside it (buffers or images): write OUT in its folder\n", who, in),
-           EXIT_USAGE;
+  if (!same_folder_if_needed(e->root, in, out)) return EXIT_USAGE; /* the caller says what it means for it */
   choose_buffer(e);
   return EXIT_OK;
 }

@@ -32,8 +32,9 @@ typedef struct gltf_edit {
 /* Reads `in` for writing as `out` (.glb where glb_out): the new bytes go in
  * a .glb's BIN chunk (grown, or made as buffer 0, the others renumbered)
  * or a .gltf's new buffer of a data: URI. A document naming files by
- * relative URI must be written into its own folder. Prints "skn: WHO: ..."
- * and returns EXIT_INPUT or EXIT_USAGE on failure. */
+ * relative URI must be written into its own folder: EXIT_USAGE, silently
+ * (what that means is the caller's to say). Other failures print
+ * "skn: WHO: ..." and return EXIT_INPUT. */
 int gltf_edit_open(gltf_edit *e, const char *who, const char *in, const char *out, int glb_out);
 /* `size` bytes of `data` as a new buffer view (ARRAY_BUFFER) and an
  * accessor of `count` elements of `type` ("VEC2", "VEC4") and component

@@ -133,6 +133,7 @@ int cmd_weights(int argc, char **argv) {
   gltf_edit e;
   uint32_t weighted = 0;
   rc = gltf_edit_open(&e, "weights", o.file, o.out, ext == 0);
+  if (rc == EXIT_USAGE) say(rc, "%s names files beside it (buffers or images): write OUT in its folder", o.file);
   if (!rc) rc = weigh_all(&e, gltf, &o, &weighted);
   if (!rc) rc = gltf_edit_write(&e, "weights", o.out);
   if (!rc)
