@@ -787,8 +787,15 @@ enum {
                                     follow the joints in the palette (morph_target_count) */
   SKN_GLSL_PREVIOUS = 1u << 3,   /* (COMPUTE only) keep each vertex's last position in its output
                                     record */
-  SKN_GLSL_MORPH_PASS = 1u << 4  /* (COMPUTE only) the morph pass's shader in place of the
+  SKN_GLSL_MORPH_PASS = 1u << 4, /* (COMPUTE only) the morph pass's shader in place of the
                                     skinning one */
+  /* 1.5, in any dialect: */
+  SKN_GLSL_VAT_PLAYER = 1u << 5  /* the player of the vertex animation textures `skn bake --format
+                                    vat-png` writes, in place of the skinning text:
+                                    vec3 skn_vat_position(int vertex, float frame),
+                                    vec3 skn_vat_normal(int vertex, float frame) and
+                                    int skn_vat_vertex(vec2 uv), their uniforms described in the
+                                    text; only dialect and SKN_GLSL_NO_VERSION count */
 };
 
 /* One GPU setup: the text, the palette and the layout all follow from it.

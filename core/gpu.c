@@ -51,6 +51,8 @@ static skn_status check_desc(const skn_gpu_desc *d, const char *call) {
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: palette %u is not a skn_glsl_palette", call,
                      (unsigned)d->palette);
   uint32_t known = SKN_GLSL_NO_VERSION | SKN_GLSL_COMPUTE | SKN_GLSL_MORPHS | SKN_GLSL_PREVIOUS | SKN_GLSL_MORPH_PASS;
+  if (d->flags & SKN_GLSL_VAT_PLAYER)
+    return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: SKN_GLSL_VAT_PLAYER is skn_glsl_source's alone", call);
   if (d->flags & ~known)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: flags 0x%x has bits that are not SKN_GLSL_*", call, d->flags);
   return check_stage(d, call);

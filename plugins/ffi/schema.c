@@ -326,6 +326,7 @@ const char skn_ffi__schema[] =
     "  SKN_GPU_NORMALS 1\n  SKN_GPU_TANGENTS 2\n"
     "enum -\n"
     "  SKN_GLSL_NO_VERSION 1\n  SKN_GLSL_COMPUTE 2\n  SKN_GLSL_MORPHS 4\n  SKN_GLSL_PREVIOUS 8\n  SKN_GLSL_MORPH_PASS 16\n"
+    "  SKN_GLSL_VAT_PLAYER 32\n"
     "enum -\n"
     "  SKN_GPU_NEEDS_BLEND_WEIGHTS 1\n  SKN_GPU_NEEDS_CENTERS 2\n"
     "enum skn_weights_method\n"

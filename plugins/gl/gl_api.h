@@ -124,7 +124,7 @@ typedef uint64_t GLuint64;
 #define GL_MAP_WRITE_BIT 0x0002
 
 /* X(return type, name, parameters, required): every call the adapter's
- * sources make. `required` 0 marks the ones a context may lack (texture
+ * sources make (and Uniform1f and Uniform3f, a host's, for tests/gl). `required` 0 marks the ones a context may lack (texture
  * buffers and timer queries are not in OpenGL ES 3.0, compute shaders not
  * before OpenGL 4.3 / ES 3.1). */
 #define SKN_GL_FUNCTIONS(X)                                                                              \
@@ -150,6 +150,8 @@ typedef uint64_t GLuint64;
   X(GLint, GetUniformLocation, (GLuint program, const GLchar *name), 1)                                  \
   X(void, Uniform1i, (GLint location, GLint v0), 1)                                                      \
   X(void, Uniform4f, (GLint location, GLfloat v0, GLfloat v1, GLfloat v2, GLfloat v3), 1)                \
+  X(void, Uniform1f, (GLint location, GLfloat v0), 0) /* a host's VAT player (tests/gl/test_vat.c) */     \
+  X(void, Uniform3f, (GLint location, GLfloat v0, GLfloat v1, GLfloat v2), 0)                            \
   X(void, UniformMatrix4fv, (GLint location, GLsizei count, GLboolean transpose, const GLfloat *value), 1) \
   X(GLint, GetAttribLocation, (GLuint program, const GLchar *name), 1)                                   \
   X(void, GenVertexArrays, (GLsizei n, GLuint *arrays), 1)                                               \

@@ -210,8 +210,9 @@ static void run_in_context(skn_egl_api api, const char *corpus) {
   printf("%s context on EGL's %s platform: %s, %s\n", api ? "OpenGL ES 3.0" : "OpenGL 3.3 core",
          skn_egl_platform(egl), (const char *)gl.GetString(GL_RENDERER), (const char *)gl.GetString(GL_VERSION));
   struct { const char *name; void (*run)(void); } SUITES[] = {
-      {"variants", test_variants}, {"models", test_models}, {"errors", test_errors}, {"compute", test_compute}};
-  for (int k = 0; k < 4; ++k) {
+      {"variants", test_variants}, {"models", test_models}, {"errors", test_errors}, {"compute", test_compute},
+      {"vat", test_vat}};
+  for (int k = 0; k < 5; ++k) {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     SUITES[k].run();

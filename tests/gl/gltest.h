@@ -73,6 +73,7 @@ void test_models(void);     /* the sample models, a large rig, a host without th
 void test_errors(void);     /* bad requests, shaders that fail, limits */
 void test_compute(void);    /* the compute path: every method, morphs, any influences, batches */
 void test_corpus(const char *dir); /* the compute path on the glTF corpus's skinned files */
+void test_vat(void);         /* the vertex animation texture player against skn_skin */
 
 const char *method_name(skn_method m);
 

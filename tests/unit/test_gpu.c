@@ -211,12 +211,15 @@ static const gpu_row TEXT_ROWS[] = {
     {"outputs bit 4", "outputs 0x4", SKN_ERR_INVALID_ARGUMENT},
     {"dialect 4", "dialect 4", SKN_ERR_INVALID_ARGUMENT},
     {"palette 4", "palette 4", SKN_ERR_INVALID_ARGUMENT},
-    {"flags 0x20", "flags 0x20", SKN_ERR_INVALID_ARGUMENT},
+    {"flags 0x40", "flags 0x40", SKN_ERR_INVALID_ARGUMENT},
     {"a compute shader in GLSL 3.30", "SKN_GLSL_COMPUTE needs dialect SKN_GLSL_430", SKN_ERR_INVALID_ARGUMENT},
     {"previous positions without a compute shader", "add SKN_GLSL_COMPUTE", SKN_ERR_INVALID_ARGUMENT},
     {"a storage buffer palette in GLSL 3.30", "a storage buffer palette needs", SKN_ERR_INVALID_ARGUMENT},
     {"vertex morphs without their count", "needs joint_count and morph_target_count", SKN_ERR_INVALID_ARGUMENT},
     {"struct_size 8", "struct_size 8", SKN_ERR_INVALID_ARGUMENT},
+    {"the VAT player with a compute flag", "SKN_GLSL_VAT_PLAYER takes SKN_GLSL_NO_VERSION alone",
+     SKN_ERR_INVALID_ARGUMENT},
+    {"the VAT player in dialect 4", "dialect 4", SKN_ERR_INVALID_ARGUMENT},
     {"dst too small", "dst_bytes 64", SKN_ERR_INVALID_ARGUMENT},
 };
 
@@ -232,12 +235,14 @@ START_TEST(text_bad_request) {
   case 5: d.outputs = 4; break;
   case 6: d.dialect = (skn_glsl_dialect)4; break;
   case 7: d.palette = (skn_glsl_palette)4; break;
-  case 8: d.flags = 0x20; break;
+  case 8: d.flags = 0x40; break;
   case 9: d.flags = SKN_GLSL_COMPUTE; break;
   case 10: d.dialect = SKN_GLSL_430, d.flags = SKN_GLSL_PREVIOUS; break;
   case 11: d.palette = SKN_GLSL_PALETTE_STORAGE_BUFFER; break;
   case 12: d.flags = SKN_GLSL_MORPHS, d.joint_count = 3; break;
   case 13: d.struct_size = 8; break;
+  case 14: d.flags = SKN_GLSL_VAT_PLAYER | SKN_GLSL_COMPUTE; break;
+  case 15: d.flags = SKN_GLSL_VAT_PLAYER, d.dialect = (skn_glsl_dialect)4; break;
   default: bytes = 64; break;
   }
   char *dst = malloc(1 << 16);

@@ -172,7 +172,7 @@ skn_status skn_gltf_pose(const skn_gltf * gltf, uint32_t primitive, uint32_t ani
 typedef enum skn_glsl_dialect { SKN_GLSL_330 = 0, SKN_GLSL_300_ES, SKN_GLSL_430, SKN_GLSL_310_ES, SKN_GLSL_DIALECT_FORCE_U32 = 0x7FFFFFFF } skn_glsl_dialect;
 typedef enum skn_glsl_palette { SKN_GLSL_PALETTE_UNIFORM_BLOCK = 0, SKN_GLSL_PALETTE_TEXTURE_BUFFER, SKN_GLSL_PALETTE_TEXTURE_2D, SKN_GLSL_PALETTE_STORAGE_BUFFER, SKN_GLSL_PALETTE_FORCE_U32 = 0x7FFFFFFF } skn_glsl_palette;
 enum { SKN_GPU_NORMALS = 1u << 0, SKN_GPU_TANGENTS = 1u << 1 };
-enum { SKN_GLSL_NO_VERSION = 1u << 0, SKN_GLSL_COMPUTE = 1u << 1, SKN_GLSL_MORPHS = 1u << 2, SKN_GLSL_PREVIOUS = 1u << 3, SKN_GLSL_MORPH_PASS = 1u << 4 };
+enum { SKN_GLSL_NO_VERSION = 1u << 0, SKN_GLSL_COMPUTE = 1u << 1, SKN_GLSL_MORPHS = 1u << 2, SKN_GLSL_PREVIOUS = 1u << 3, SKN_GLSL_MORPH_PASS = 1u << 4, SKN_GLSL_VAT_PLAYER = 1u << 5 };
 typedef struct skn_gpu_desc {
   uint32_t struct_size;
   skn_method method;
