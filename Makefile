@@ -213,7 +213,8 @@ $(YARDSTICK_OBJ): $(YARDSTICK) ../shared/bench/lbs_ref.h
 	$(CC) -O2 -DREF_SUFFIX=_O2 -c $< -o $@
 endif
 $(CLI): $(CLI_SRC) $(wildcard plugins/cli/*.h) abi/skn.h $(BUILD)/libskn.so $(GL_LIB) $(YARDSTICK_OBJ) | $(BUILD)/bin
-	$(CC) $(PROG_CFLAGS) $(YARDSTICK_FLAGS) $(CLI_SRC) $(GL_LIB) $(PROG_LDFLAGS) -lpng -lcjson -pthread -ldl -o $@
+	$(CC) $(PROG_CFLAGS) $(YARDSTICK_FLAGS) -I/usr/include/OpenEXR $(CLI_SRC) $(GL_LIB) $(PROG_LDFLAGS) -lpng -lcjson \
+	  -lOpenEXRCore-3_1 -pthread -ldl -o $@
 
 $(BUILD)/bin/arm_gltf: scripts/arm_gltf.c scripts/arm.h | $(BUILD)/bin
 	$(CC) $(PROG_CFLAGS) $< -lm -o $@

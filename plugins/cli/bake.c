@@ -24,13 +24,15 @@
 #define DEFAULT_VAT_WIDTH 4096u /* texels a row: within every desktop GPU's texture limit */
 
 enum { POSITIONS, NORMALS, MANIFEST, UV, MESH, FILES };
+enum { NPY, VAT_PNG, VAT_EXR };
 
 typedef struct bake {
   posed_mesh m;
   const options *o;
   uint32_t first, end;          /* frames [first, end) */
   float start, fps;             /* the animation's first key; frames a second */
-  int normals, vat;             /* the primitive has normals; --format vat-png */
+  int normals, vat;             /* the primitive has normals; --format: 0 npy, VAT_PNG or VAT_EXR */
+  int exr_float;                /* vat-exr: float, not half */
   uint32_t width, rows;         /* vat: texels a row, rows a frame */
   float lo[3], hi[3];           /* vat: the positions' bounds over the bake */
   int mesh;                     /* vat: mesh.glb written (not where the document names files beside it) */
@@ -69,8 +71,9 @@ static int plan_frames(bake *b) {
 /* OUT: made, or refused where it holds a bake and --overwrite is not given. */
 static int prepare_folder(bake *b) {
   const char *out = b->o->out;
-  static const char *const NAMES[2][FILES] = {{"positions.npy", "normals.npy", "manifest.json", "", ""},
-                                              {"positions.png", "normals.png", "manifest.json", "uv.npy", "mesh.glb"}};
+  static const char *const NAMES[3][FILES] = {{"positions.npy", "normals.npy", "manifest.json", "", ""},
+                                              {"positions.png", "normals.png", "manifest.json", "uv.npy", "mesh.glb"},
+                                              {"positions.exr", "normals.exr", "manifest.json", "uv.npy", "mesh.glb"}};
   for (int k = 0; k < FILES; ++k) snprintf(b->path[k], sizeof b->path[k], "%s/%s", out, NAMES[b->vat][k]);
   if (mkdir(out, 0777) && errno != EEXIST) return fprintf(stderr, "skn: bake: cannot make %s\n", out), EXIT_INPUT;
   struct stat st;
@@ -150,26 +153,47 @@ static int vat_rows(const bake *b, png16 *png, const float *values, const float 
   return 1;
 }
 
+/* One frame's rows of an EXR: the values as they are, 0 past the last vertex. */
+static int exr_rows(const bake *b, exr_rgb *exr, const float *values, float *row) {
+  uint32_t n = b->m.info.vertex_count;
+  for (uint32_t r = 0; r < b->rows; ++r) {
+    for (uint32_t x = 0; x < b->width; ++x) {
+      uint32_t v = r * b->width + x;
+      for (int c = 0; c < 3; ++c) row[3 * x + c] = v < n ? values[3 * (size_t)v + c] : 0.0f;
+    }
+    if (!exr_rgb_row(exr, row)) return 0;
+  }
+  return 1;
+}
+
+/* The textures: PNG's after a pass for the bounds, EXR's at once. */
 static int vat_textures(bake *b, const char *tmp_positions, const char *tmp_normals) {
-  uint32_t n = b->m.info.vertex_count, frames = b->end - b->first;
-  float *p = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12);
+  uint32_t n = b->m.info.vertex_count, frames = b->end - b->first, height = frames * b->rows;
+  float *p = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12), *frow = malloc((size_t)b->width * 12);
   uint16_t *row = malloc((size_t)b->width * 6);
   static const float NLO[3] = {-1, -1, -1}, NHI[3] = {1, 1, 1};
-  int rc = p && nrm && row ? vat_bounds(b, p, nrm) : fail_input("bake: out of memory");
-  uint32_t height = frames * b->rows;
+  int rc = p && nrm && row && frow ? EXIT_OK : fail_input("bake: out of memory");
+  if (!rc && b->vat == VAT_PNG) rc = vat_bounds(b, p, nrm);
   png16 *pos = NULL, *nor = NULL;
-  if (!rc && (!(pos = png16_open(tmp_positions, b->width, height)) ||
-              (b->normals && !(nor = png16_open(tmp_normals, b->width, height)))))
+  exr_rgb *epos = NULL, *enor = NULL;
+  if (!rc && b->vat == VAT_PNG &&
+      (!(pos = png16_open(tmp_positions, b->width, height)) || (b->normals && !(nor = png16_open(tmp_normals, b->width, height)))))
+    rc = fail_input("bake: write");
+  if (!rc && b->vat == VAT_EXR &&
+      (!(epos = exr_rgb_open(tmp_positions, b->width, height, !b->exr_float)) ||
+       (b->normals && !(enor = exr_rgb_open(tmp_normals, b->width, height, !b->exr_float)))))
     rc = fail_input("bake: write");
   for (uint32_t i = 0; !rc && i < frames; ++i) {
     rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
-    if (!rc && (!vat_rows(b, pos, p, b->lo, b->hi, row) || (nor && !vat_rows(b, nor, nrm, NLO, NHI, row))))
-      rc = fail_input("bake: write");
+    int ok = b->vat == VAT_PNG ? vat_rows(b, pos, p, b->lo, b->hi, row) && (!nor || vat_rows(b, nor, nrm, NLO, NHI, row))
+                               : exr_rows(b, epos, p, frow) && (!enor || exr_rows(b, enor, nrm, frow));
+    if (!rc && !ok) rc = fail_input("bake: write");
     progress(i + 1, frames);
   }
-  if (pos && !png16_close(pos) && !rc) rc = fail_input("bake: write");
-  if (nor && !png16_close(nor) && !rc) rc = fail_input("bake: write");
-  free(p), free(nrm), free(row);
+  int closed = (!pos || png16_close(pos)) & (!nor || png16_close(nor)) & (!epos || exr_rgb_close(epos)) &
+               (!enor || exr_rgb_close(enor));
+  if (!closed && !rc) rc = fail_input("bake: write");
+  free(p), free(nrm), free(row), free(frow);
   return rc;
 }
 
@@ -257,14 +281,20 @@ static int write_manifest(const bake *b, const char *tmp) {
                "  \"shape\": [%u, %u, 3],\n  \"dtype\": \"float32\"\n}\n",
             b->normals ? ", \"normals\": \"normals.npy\"" : "", b->end - b->first, b->m.info.vertex_count);
   } else {
-    fprintf(f, "  \"format\": \"vat-png\",\n  \"textures\": {\"positions\": \"positions.png\"%s},\n"
-               "  \"encoding\": \"16-bit RGB; position = lo + (hi - lo) * c / 65535, normal = 2 * c / 65535 - 1\",\n"
-               "  \"bounds\": {\"lo\": [%.9g, %.9g, %.9g], \"hi\": [%.9g, %.9g, %.9g]},\n"
-               "  \"layout\": {\"width\": %u, \"rows_per_frame\": %u, \"height\": %u,\n"
-               "    \"texel\": \"vertex v of frame f at x = v %% width, y = f * rows_per_frame + v / width\"},\n"
+    const char *ext = b->vat == VAT_PNG ? "png" : "exr";
+    fprintf(f, "  \"format\": \"vat-%s\",\n  \"textures\": {\"positions\": \"positions.%s\"", ext, ext);
+    if (b->normals) fprintf(f, ", \"normals\": \"normals.%s\"", ext);
+    if (b->vat == VAT_EXR)
+      fprintf(f, "},\n  \"encoding\": \"%s RGB: the position, the normal\",\n  \"bounds\": null,\n",
+              b->exr_float ? "float32" : "float16 (half)");
+    else
+      fprintf(f, "},\n  \"encoding\": \"16-bit RGB; position = lo + (hi - lo) * c / 65535, normal = 2 * c / 65535 - 1\",\n"
+                 "  \"bounds\": {\"lo\": [%.9g, %.9g, %.9g], \"hi\": [%.9g, %.9g, %.9g]},\n",
+              b->lo[0], b->lo[1], b->lo[2], b->hi[0], b->hi[1], b->hi[2]);
+    fprintf(f, "  \"layout\": {\"width\": %u, \"rows_per_frame\": %u, \"height\": %u,\n"
+               "    \"texel\": \"vertex v of the bake's frame i (frame A + i) at x = v %% width, y = i * rows_per_frame + v / width\"},\n"
                "  \"uv\": {\"array\": \"uv.npy\", \"mesh\": %s%s%s, \"set\": \"%s\",\n"
                "    \"value\": \"((x + 0.5) / width, (v / width + 0.5) / height); frame i adds i * rows_per_frame / height to v\"}\n}\n",
-            b->normals ? ", \"normals\": \"normals.png\"" : "", b->lo[0], b->lo[1], b->lo[2], b->hi[0], b->hi[1], b->hi[2],
             b->width, b->rows, (b->end - b->first) * b->rows, b->mesh ? "\"" : "", b->mesh ? "mesh.glb" : "null",
             b->mesh ? "\"" : "", b->mesh ? b->uv_set : "");
   }
@@ -302,13 +332,17 @@ static int run(bake *b) {
 int cmd_bake(int argc, char **argv) {
   options o;
   int rc = parse_options(argc, argv, 2, "primitive animation fps frames method dqs-scale blend layout weights format "
-                                        "vat-width overwrite any-path o", &o);
+                                        "vat-width exr-float overwrite any-path o", &o);
   if (rc) return rc;
   if (o.method_count != 1) return fprintf(stderr, "skn: bake takes one --method\n"), EXIT_USAGE;
   if (o.frames && !o.has_range) return fprintf(stderr, "skn: bake: --frames is a range A:B\n"), EXIT_USAGE;
-  if (!o.format || (strcmp(o.format, "npy") && strcmp(o.format, "vat-png")))
-    return fprintf(stderr, "skn: bake: --format %s: this build bakes npy and vat-png\n", o.format ? o.format : "(none)"),
-           EXIT_USAGE;
+  static const char *const FORMATS[] = {"npy", "vat-png", "vat-exr"};
+  int format = 0;
+  while (format < 3 && (!o.format || strcmp(o.format, FORMATS[format]))) ++format;
+  if (format == 3)
+    return fprintf(stderr, "skn: bake: --format %s: this build bakes npy, vat-png and vat-exr\n",
+                   o.format ? o.format : "(none)"), EXIT_USAGE;
+  if (o.exr_float && format != VAT_EXR) return fprintf(stderr, "skn: bake: --exr-float is vat-exr's\n"), EXIT_USAGE;
   if (!o.out) return fprintf(stderr, "skn: bake: -o OUT, the folder, is required\n"), EXIT_USAGE;
   bake b;
   memset(&b, 0, sizeof b);
@@ -316,7 +350,7 @@ int cmd_bake(int argc, char **argv) {
   rc = posed_mesh_open(&b.m, &o);
   if (rc) return rc;
   b.normals = (b.m.info.flags & SKN_GLTF_HAS_NORMALS) != 0;
-  b.vat = !strcmp(o.format, "vat-png");
+  b.vat = format, b.exr_float = o.exr_float;
   b.width = b.m.info.vertex_count < (o.vat_width ? o.vat_width : DEFAULT_VAT_WIDTH) ? b.m.info.vertex_count
                                                                                      : (o.vat_width ? o.vat_width : DEFAULT_VAT_WIDTH);
   b.rows = (b.m.info.vertex_count + b.width - 1) / b.width;

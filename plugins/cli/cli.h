@@ -29,6 +29,7 @@ typedef struct options {
   int has_range;
   float fps;                 /* bake's --fps (0: 30) */
   uint32_t vat_width;        /* bake's --vat-width (0: 4096) */
+  int exr_float;             /* bake's --exr-float: vat-exr in float, not half */
   int overwrite;             /* bake's --overwrite */
   int gpu;                   /* --gpu: skin (skin) and draw (render) on the GPU */
   int any_path;              /* --any-path: the file's buffers may name files outside its folder */
@@ -93,6 +94,11 @@ typedef struct png16 png16;
 png16 *png16_open(const char *path, uint32_t width, uint32_t height);
 int png16_row(png16 *p, const uint16_t *rgb);
 int png16_close(png16 *p);
+/* exr.c: an RGB OpenEXR image, half or float, a row (width x 3 floats) at a time; NULL, or 0, on failure. */
+typedef struct exr_rgb exr_rgb;
+exr_rgb *exr_rgb_open(const char *path, uint32_t width, uint32_t height, int half);
+int exr_rgb_row(exr_rgb *e, const float *rgb);
+int exr_rgb_close(exr_rgb *e);
 void draw_text(unsigned char *rgb, int width, int height, int x, int y, int scale, const char *text,
                const unsigned char color[3]);
 

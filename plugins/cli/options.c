@@ -151,8 +151,8 @@ int parse_options(int argc, char **argv, int first, const char *allowed, options
     name[n] = 0;
     if (!strcmp(name, "method") && allowed_here(allowed, "weights-method")) strcpy(name, "weights-method");
     if (!allowed_here(allowed, name)) return usage_error("unknown option %s", a);
-    static const char *const FLAGS[] = {"gpu", "any-path", "overwrite", "non-manifold", "no-weld"};
-    int *flag_of[] = {&o->gpu, &o->any_path, &o->overwrite, &o->non_manifold, &o->no_weld};
+    static const char *const FLAGS[] = {"gpu", "any-path", "overwrite", "non-manifold", "no-weld", "exr-float"};
+    int *flag_of[] = {&o->gpu, &o->any_path, &o->overwrite, &o->non_manifold, &o->no_weld, &o->exr_float};
     size_t f = 0;
     while (f < sizeof FLAGS / sizeof FLAGS[0] && strcmp(name, FLAGS[f])) ++f;
     if (f < sizeof FLAGS / sizeof FLAGS[0]) { /* no value */
