@@ -24,7 +24,8 @@
 #define DEFAULT_VAT_WIDTH 4096u /* texels a row: within every desktop GPU's texture limit */
 
 enum { POSITIONS, NORMALS, MANIFEST, UV, MESH, FILES };
-enum { NPY, VAT_PNG, VAT_EXR };
+enum { NPY, VAT_PNG, VAT_EXR, ZARR };
+#define DEFAULT_CHUNK 64u       /* zarr: frames a chunk */
 
 typedef struct bake {
   posed_mesh m;
@@ -71,9 +72,10 @@ static int plan_frames(bake *b) {
 /* OUT: made, or refused where it holds a bake and --overwrite is not given. */
 static int prepare_folder(bake *b) {
   const char *out = b->o->out;
-  static const char *const NAMES[3][FILES] = {{"positions.npy", "normals.npy", "manifest.json", "", ""},
+  static const char *const NAMES[4][FILES] = {{"positions.npy", "normals.npy", "manifest.json", "", ""},
                                               {"positions.png", "normals.png", "manifest.json", "uv.npy", "mesh.glb"},
-                                              {"positions.exr", "normals.exr", "manifest.json", "uv.npy", "mesh.glb"}};
+                                              {"positions.exr", "normals.exr", "manifest.json", "uv.npy", "mesh.glb"},
+                                              {"positions", "normals", "manifest.json", ".zgroup", ""}};
   for (int k = 0; k < FILES; ++k) snprintf(b->path[k], sizeof b->path[k], "%s/%s", out, NAMES[b->vat][k]);
   if (mkdir(out, 0777) && errno != EEXIST) return fprintf(stderr, "skn: bake: cannot make %s\n", out), EXIT_INPUT;
   struct stat st;
@@ -111,6 +113,75 @@ static int write_frames(bake *b, FILE *const files[2]) {
   return rc;
 }
 
+/* ---- --format zarr: a Zarr (v2) group of the same arrays ----
+ * OUT is the group (OUT/.zgroup); OUT/positions and OUT/normals are arrays
+ * of shape (frames, vertices, 3), float32 little-endian, C order, chunked
+ * by --chunk frames (the last chunk padded with zeros, the fill value, as
+ * Zarr stores edge chunks), uncompressed: chunk c is the file c.0.0 (the
+ * Zarr v2 specification's key), written under a temporary name and renamed
+ * when whole, so that a chunk file present is a whole chunk. Memory is one
+ * frame. */
+
+/* Frame i's time: i / fps after the first frame's. */
+static float time_of(const bake *b, uint32_t i) { return b->start + (float)((double)(b->first + i) / b->fps); }
+
+static int write_text(const char *path, const char *text) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  int ok = f && fputs(text, f) >= 0;
+  if (f && fclose(f)) ok = 0;
+  if (ok && rename(tmp, path)) ok = 0;
+  if (!ok) unlink(tmp);
+  return ok;
+}
+
+static int zarr_arrays(const bake *b, uint32_t chunk) {
+  char text[512], path[4200];
+  int ok = write_text(b->path[UV], "{\n  \"zarr_format\": 2\n}\n");
+  for (int k = 0; ok && k < 1 + b->normals; ++k) {
+    if (mkdir(b->path[k], 0777) && errno != EEXIST) return 0;
+    snprintf(text, sizeof text,
+             "{\n  \"zarr_format\": 2,\n  \"shape\": [%u, %u, 3],\n  \"chunks\": [%u, %u, 3],\n"
+             "  \"dtype\": \"<f4\",\n  \"compressor\": null,\n  \"fill_value\": 0.0,\n  \"order\": \"C\",\n"
+             "  \"filters\": null\n}\n",
+             b->end - b->first, b->m.info.vertex_count, chunk, b->m.info.vertex_count);
+    snprintf(path, sizeof path, "%s/.zarray", b->path[k]);
+    ok = write_text(path, text);
+  }
+  return ok;
+}
+
+static int write_zarr(bake *b) {
+  uint32_t n = b->m.info.vertex_count, frames = b->end - b->first, chunk = b->o->chunk ? b->o->chunk : DEFAULT_CHUNK;
+  float *p = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12);
+  int rc = p && nrm ? EXIT_OK : fail_input("bake: out of memory");
+  if (!rc && !zarr_arrays(b, chunk)) rc = fail_input("bake: write the Zarr arrays");
+  for (uint32_t c = 0; !rc && c * chunk < frames; ++c) {
+    char final[2][4200], tmp[2][4300];
+    FILE *f[2] = {NULL, NULL};
+    for (int k = 0; k < 1 + b->normals; ++k) {
+      if (snprintf(final[k], sizeof final[k], "%s/%u.0.0", b->path[k], c) >= (int)sizeof final[k] ||
+          snprintf(tmp[k], sizeof tmp[k], "%s.tmp%ld", final[k], (long)getpid()) >= (int)sizeof tmp[k])
+        rc = fail_input("bake: the path is too long");
+      if (!rc && !(f[k] = fopen(tmp[k], "wb"))) rc = fail_input("bake: write");
+    }
+    for (uint32_t i = c * chunk; !rc && i < (c + 1) * chunk; ++i) {
+      if (i < frames) rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
+      else memset(p, 0, (size_t)n * 12), memset(nrm, 0, (size_t)n * 12); /* the edge chunk's fill */
+      if (!rc && (fwrite(p, 12, n, f[0]) != n || (f[1] && fwrite(nrm, 12, n, f[1]) != n))) rc = fail_input("bake: write");
+      if (i < frames) progress(i + 1, frames);
+    }
+    for (int k = 0; k < 2; ++k) {
+      if (f[k] && fclose(f[k]) && !rc) rc = fail_input("bake: write");
+      if (f[k] && !rc && rename(tmp[k], final[k])) rc = fail_input("bake: rename");
+      if (f[k] && rc) unlink(tmp[k]);
+    }
+  }
+  free(p), free(nrm);
+  return rc;
+}
+
 /* ---- --format vat-png: vertex animation textures ----
  * One texel a vertex, one row of `width` texels after another for a frame
  * (width = min(vertices, --vat-width)), frame after frame: vertex v of
@@ -119,8 +190,6 @@ static int write_frames(bake *b, FILE *const files[2]) {
  * 65535) (an axis of no extent: 0), normals (n + 1) / 2 likewise; both
  * decode to within 2^-17 of their range. The bounds need every frame
  * first: the frames are skinned twice, memory is still one frame. */
-
-static float time_of(const bake *b, uint32_t i) { return b->start + (float)((double)(b->first + i) / b->fps); }
 
 static int vat_bounds(bake *b, float *p, float *nrm) {
   uint32_t n = b->m.info.vertex_count, frames = b->end - b->first;
@@ -276,7 +345,12 @@ static int write_manifest(const bake *b, const char *tmp) {
   }
   fprintf(f, "  \"fps\": %.9g,\n  \"frames\": [%u, %u],\n  \"vertex_count\": %u,\n  \"method\": \"%s\",\n", b->fps,
           b->first, b->end, b->m.info.vertex_count, b->o->method_names[0]);
-  if (!b->vat) {
+  if (b->vat == ZARR) {
+    fprintf(f, "  \"format\": \"zarr\",\n  \"arrays\": {\"positions\": \"positions\"%s},\n"
+               "  \"shape\": [%u, %u, 3],\n  \"chunks\": [%u, %u, 3],\n  \"dtype\": \"float32\"\n}\n",
+            b->normals ? ", \"normals\": \"normals\"" : "", b->end - b->first, b->m.info.vertex_count,
+            b->o->chunk ? b->o->chunk : DEFAULT_CHUNK, b->m.info.vertex_count);
+  } else if (!b->vat) {
     fprintf(f, "  \"format\": \"npy\",\n  \"arrays\": {\"positions\": \"positions.npy\"%s},\n"
                "  \"shape\": [%u, %u, 3],\n  \"dtype\": \"float32\"\n}\n",
             b->normals ? ", \"normals\": \"normals.npy\"" : "", b->end - b->first, b->m.info.vertex_count);
@@ -304,10 +378,12 @@ static int write_manifest(const bake *b, const char *tmp) {
 /* The files under temporary names, renamed when whole; the manifest last. */
 static int run(bake *b) {
   char tmp[FILES][4200];
-  int rc = EXIT_OK, count = b->vat ? FILES : MANIFEST + 1;
+  int rc = EXIT_OK, count = b->vat == ZARR ? 0 : b->vat ? FILES : MANIFEST + 1; /* Zarr's files are renamed as made */
   for (int k = 0; k < FILES; ++k) snprintf(tmp[k], sizeof tmp[k], "%s.tmp%ld", b->path[k], (long)getpid());
   unlink(b->path[MANIFEST]); /* an old manifest goes first: the folder holds no whole bake until the new one */
-  if (b->vat) {
+  if (b->vat == ZARR) {
+    rc = write_zarr(b);
+  } else if (b->vat) {
     rc = vat_textures(b, tmp[POSITIONS], tmp[NORMALS]);
     if (!rc) rc = vat_uv(b, tmp[UV], tmp[MESH]);
   } else {
@@ -319,6 +395,7 @@ static int run(bake *b) {
       if (files[k] && fclose(files[k]) && !rc) rc = fail_input("bake: write");
   }
   if (!rc) rc = write_manifest(b, tmp[MANIFEST]);
+  if (!rc && b->vat == ZARR && rename(tmp[MANIFEST], b->path[MANIFEST])) rc = fail_input("bake: rename");
   for (int k = 0; !rc && k < count; ++k) { /* the manifest's turn comes last */
     int file = k < MANIFEST ? k : k + 1 < count ? k + 1 : MANIFEST;
     int present = (file != NORMALS || b->normals) && (file != MESH || b->mesh);
@@ -332,16 +409,17 @@ static int run(bake *b) {
 int cmd_bake(int argc, char **argv) {
   options o;
   int rc = parse_options(argc, argv, 2, "primitive animation fps frames method dqs-scale blend layout weights format "
-                                        "vat-width exr-float overwrite any-path o", &o);
+                                        "vat-width exr-float chunk overwrite any-path o", &o);
   if (rc) return rc;
   if (o.method_count != 1) return fprintf(stderr, "skn: bake takes one --method\n"), EXIT_USAGE;
   if (o.frames && !o.has_range) return fprintf(stderr, "skn: bake: --frames is a range A:B\n"), EXIT_USAGE;
-  static const char *const FORMATS[] = {"npy", "vat-png", "vat-exr"};
+  static const char *const FORMATS[] = {"npy", "vat-png", "vat-exr", "zarr"};
   int format = 0;
-  while (format < 3 && (!o.format || strcmp(o.format, FORMATS[format]))) ++format;
-  if (format == 3)
-    return fprintf(stderr, "skn: bake: --format %s: this build bakes npy, vat-png and vat-exr\n",
+  while (format < 4 && (!o.format || strcmp(o.format, FORMATS[format]))) ++format;
+  if (format == 4)
+    return fprintf(stderr, "skn: bake: --format %s: this build bakes npy, vat-png, vat-exr and zarr\n",
                    o.format ? o.format : "(none)"), EXIT_USAGE;
+  if (o.chunk && format != ZARR) return fprintf(stderr, "skn: bake: --chunk is zarr's\n"), EXIT_USAGE;
   if (o.exr_float && format != VAT_EXR) return fprintf(stderr, "skn: bake: --exr-float is vat-exr's\n"), EXIT_USAGE;
   if (!o.out) return fprintf(stderr, "skn: bake: -o OUT, the folder, is required\n"), EXIT_USAGE;
   bake b;

@@ -30,6 +30,7 @@ typedef struct options {
   float fps;                 /* bake's --fps (0: 30) */
   uint32_t vat_width;        /* bake's --vat-width (0: 4096) */
   int exr_float;             /* bake's --exr-float: vat-exr in float, not half */
+  uint32_t chunk;            /* bake's --chunk: zarr's frames a chunk (0: 64) */
   int overwrite;             /* bake's --overwrite */
   int gpu;                   /* --gpu: skin (skin) and draw (render) on the GPU */
   int any_path;              /* --any-path: the file's buffers may name files outside its folder */

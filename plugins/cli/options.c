@@ -94,6 +94,9 @@ static int apply(options *o, const char *name, const char *value) {
   } else if (!strcmp(name, "weights-method")) { /* skn weights --method */
     if (strcmp(value, "heat") && strcmp(value, "closest")) return usage_error("--method %s is not heat or closest", value);
     o->weights_method = strcmp(value, "heat") ? SKN_WEIGHTS_CLOSEST : SKN_WEIGHTS_HEAT;
+  } else if (!strcmp(name, "chunk")) {
+    if (!parse_number(value, 1, 1e6, &x) || x != (uint32_t)x) return usage_error("--chunk %s is not 1 to 1000000 frames", value);
+    o->chunk = (uint32_t)x;
   } else if (!strcmp(name, "vat-width")) {
     if (!parse_number(value, 1, 65536, &x) || x != (uint32_t)x) return usage_error("--vat-width %s is not 1 to 65536", value);
     o->vat_width = (uint32_t)x;
