@@ -790,11 +790,13 @@ enum {
   SKN_GLSL_MORPH_PASS = 1u << 4, /* (COMPUTE only) the morph pass's shader in place of the
                                     skinning one */
   /* 1.5, in any dialect: */
-  SKN_GLSL_VAT_PLAYER = 1u << 5  /* the player of the vertex animation textures `skn bake --format
-                                    vat-png` writes, in place of the skinning text:
-                                    vec3 skn_vat_position(int vertex, float frame),
-                                    vec3 skn_vat_normal(int vertex, float frame) and
-                                    int skn_vat_vertex(vec2 uv), their uniforms described in the
+  SKN_GLSL_VAT_PLAYER = 1u << 5  /* the player of the animation textures `skn bake` writes, in
+                                    place of the skinning text: vec3 skn_vat_position(int vertex,
+                                    float frame), vec3 skn_vat_normal(int vertex, float frame) and
+                                    int skn_vat_vertex(vec2 uv) for vat-png's textures (vat-exr's
+                                    hold the values themselves, at the same texels);
+                                    vec3 skn_vat_bones(vec3 rest, uvec4 joints, vec4 weights,
+                                    float frame) for bone-vat; their uniforms described in the
                                     text; only dialect and SKN_GLSL_NO_VERSION count */
 };
 

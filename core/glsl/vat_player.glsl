@@ -45,3 +45,30 @@ vec3 skn_vat_position(int vertex, float frame) {
 vec3 skn_vat_normal(int vertex, float frame) {
   return normalize(skn_vat_blend(skn_vat_normals, vertex, frame) * 2.0 - 1.0);
 }
+
+// The bone VAT (skn bake --format bone-vat): palette.exr uploaded as
+// GL_RGBA32F, a row a frame, joint j's palette matrix (LBS's M_j) as its
+// three rows in texels 3j to 3j + 2; the vertex's rest position, joints and
+// weights from rest.npy, joints.npy and weights.npy as vertex inputs. Each
+// call blends four influences; a host with eight sums two calls.
+uniform highp sampler2D skn_vat_palette;
+
+vec3 skn_vat_bone_point(vec4 rest, uint joint, int frame) {
+  int x = 3 * int(joint);
+  return vec3(dot(texelFetch(skn_vat_palette, ivec2(x, frame), 0), rest),
+              dot(texelFetch(skn_vat_palette, ivec2(x + 1, frame), 0), rest),
+              dot(texelFetch(skn_vat_palette, ivec2(x + 2, frame), 0), rest));
+}
+
+vec3 skn_vat_bones_at(vec3 rest, uvec4 joints, vec4 weights, int frame) {
+  vec4 p = vec4(rest, 1.0);
+  return weights.x * skn_vat_bone_point(p, joints.x, frame) + weights.y * skn_vat_bone_point(p, joints.y, frame) +
+         weights.z * skn_vat_bone_point(p, joints.z, frame) + weights.w * skn_vat_bone_point(p, joints.w, frame);
+}
+
+vec3 skn_vat_bones(vec3 rest, uvec4 joints, vec4 weights, float frame) {
+  int f = int(floor(frame));
+  float a = frame - float(f);
+  vec3 p = skn_vat_bones_at(rest, joints, weights, f);
+  return a > 0.0 ? mix(p, skn_vat_bones_at(rest, joints, weights, f + 1), a) : p;
+}

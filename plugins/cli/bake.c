@@ -24,7 +24,7 @@
 #define DEFAULT_VAT_WIDTH 4096u /* texels a row: within every desktop GPU's texture limit */
 
 enum { POSITIONS, NORMALS, MANIFEST, UV, MESH, FILES };
-enum { NPY, VAT_PNG, VAT_EXR, ZARR };
+enum { NPY, VAT_PNG, VAT_EXR, ZARR, BONE_VAT };
 #define DEFAULT_CHUNK 64u       /* zarr: frames a chunk */
 
 typedef struct bake {
@@ -43,16 +43,29 @@ typedef struct bake {
 
 /* NumPy's .npy header (format 1.0) for float32 (frames, vertices, 3): the
  * dict padded with spaces so that the data starts at a multiple of 64. */
-static int write_npy_header(FILE *f, uint32_t frames, uint32_t vertices) {
-  char dict[128];
-  int n = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%u, %u, 3), }", frames,
-                   vertices);
+static int npy_header(FILE *f, const char *descr, const char *shape) {
+  char dict[160];
+  int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
   size_t total = (10 + (size_t)n + 1 + 63) / 64 * 64, len = total - 10;
   unsigned char head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xFF), (unsigned char)(len >> 8)};
   if (fwrite(head, 1, 10, f) != 10 || fwrite(dict, 1, (size_t)n, f) != (size_t)n) return 0;
   for (size_t k = 10 + (size_t)n; k + 1 < total; ++k)
     if (fputc(' ', f) == EOF) return 0;
   return fputc('\n', f) != EOF;
+}
+
+static int write_npy_header(FILE *f, uint32_t frames, uint32_t vertices) {
+  char shape[64];
+  snprintf(shape, sizeof shape, "%u, %u, 3", frames, vertices);
+  return npy_header(f, "<f4", shape);
+}
+
+/* A whole .npy file: `bytes` of data after the header. */
+static int write_npy(const char *path, const char *descr, const char *shape, const void *data, size_t bytes) {
+  FILE *f = fopen(path, "wb");
+  int ok = f && npy_header(f, descr, shape) && fwrite(data, 1, bytes, f) == bytes;
+  if (f && fclose(f)) ok = 0;
+  return ok;
 }
 
 /* The frames to bake: --frames, or every frame of the animation. */
@@ -72,10 +85,12 @@ static int plan_frames(bake *b) {
 /* OUT: made, or refused where it holds a bake and --overwrite is not given. */
 static int prepare_folder(bake *b) {
   const char *out = b->o->out;
-  static const char *const NAMES[4][FILES] = {{"positions.npy", "normals.npy", "manifest.json", "", ""},
+  /* each format's files in the slots (POSITIONS, NORMALS, MANIFEST, UV, MESH) */
+  static const char *const NAMES[5][FILES] = {{"positions.npy", "normals.npy", "manifest.json", "", ""},
                                               {"positions.png", "normals.png", "manifest.json", "uv.npy", "mesh.glb"},
                                               {"positions.exr", "normals.exr", "manifest.json", "uv.npy", "mesh.glb"},
-                                              {"positions", "normals", "manifest.json", ".zgroup", ""}};
+                                              {"positions", "normals", "manifest.json", ".zgroup", ""},
+                                              {"palette.exr", "rest.npy", "manifest.json", "joints.npy", "weights.npy"}};
   for (int k = 0; k < FILES; ++k) snprintf(b->path[k], sizeof b->path[k], "%s/%s", out, NAMES[b->vat][k]);
   if (mkdir(out, 0777) && errno != EEXIST) return fprintf(stderr, "skn: bake: cannot make %s\n", out), EXIT_INPUT;
   struct stat st;
@@ -182,6 +197,59 @@ static int write_zarr(bake *b) {
   return rc;
 }
 
+/* ---- --format bone-vat: the palette a frame ----
+ * OUT/palette.exr (float RGBA): a row a frame, joint j's palette matrix
+ * M_j = W_j^A (W_j^R)^-1 as its three rows in texels 3j to 3j + 2 (skn's
+ * SKN_PALETTE_ROWS3X4, the layout of the GPU palette), and what a shader
+ * blends them with: OUT/rest.npy (float32, vertices x 3, the rest mesh as
+ * the rig skins it), OUT/joints.npy (uint16, vertices x k) and
+ * OUT/weights.npy (float32, vertices x k; bind's pruned and normalized
+ * weights), k the rig's most influences rounded up to 4. LBS: a vertex is
+ * sum_i w_i M_j(i) rest. Morph targets cannot ride a palette: a primitive
+ * with any is refused (bake vat-png or vat-exr). */
+
+static int bone_influences(bake *b, const char *tmp_rest, const char *tmp_joints, const char *tmp_weights) {
+  skn_rig_info ri = {sizeof ri};
+  if (skn_rig_info_get(b->m.rig, &ri)) return fail_input("bake");
+  uint32_t n = ri.vertex_count, k = (ri.max_influences_per_vertex + 3) / 4 * 4;
+  k = k ? k : 4;
+  if (k > 16)
+    return fprintf(stderr, "skn: bake: bone-vat: %u influences a vertex; a shader reads at most 16\n",
+                   ri.max_influences_per_vertex), EXIT_INPUT;
+  float *rest = malloc((size_t)n * 12 + 4), *weights = malloc((size_t)n * k * 4 + 4);
+  uint16_t *joints = malloc((size_t)n * k * 2 + 4);
+  skn_gpu_attributes a = {sizeof a};
+  a.influences = k, a.joint_bits = 16;
+  a.joints.data = joints, a.weights.data = weights, a.positions.data = rest;
+  int rc = rest && weights && joints ? EXIT_OK : fail_input("bake: out of memory");
+  if (!rc && skn_rig_gpu_attributes(b->m.rig, &a)) rc = fail_input("bake");
+  char shape[2][48];
+  snprintf(shape[0], sizeof shape[0], "%u, 3", n), snprintf(shape[1], sizeof shape[1], "%u, %u", n, k);
+  if (!rc && (!write_npy(tmp_rest, "<f4", shape[0], rest, (size_t)n * 12) ||
+              !write_npy(tmp_joints, "<u2", shape[1], joints, (size_t)n * k * 2) ||
+              !write_npy(tmp_weights, "<f4", shape[1], weights, (size_t)n * k * 4)))
+    rc = fail_input("bake: write");
+  b->width = k; /* the manifest's influences */
+  free(rest), free(weights), free(joints);
+  return rc;
+}
+
+static int bone_palettes(bake *b, const char *tmp_palette) {
+  uint32_t joints = b->m.info.joint_count, frames = b->end - b->first;
+  float *row = malloc((size_t)joints * 48);
+  exr_rgb *exr = row ? exr_rgb_open(tmp_palette, 3 * joints, frames, 0, 4) : NULL;
+  int rc = row && exr ? EXIT_OK : fail_input("bake: write");
+  for (uint32_t i = 0; !rc && i < frames; ++i) {
+    rc = posed_mesh_pose(&b->m, time_of(b, i));
+    if (!rc && skn_pose_palette(b->m.pose, SKN_PALETTE_ROWS3X4, row, (size_t)joints * 48)) rc = fail_input("bake");
+    if (!rc && !exr_rgb_row(exr, row)) rc = fail_input("bake: write");
+    progress(i + 1, frames);
+  }
+  if (exr && !exr_rgb_close(exr) && !rc) rc = fail_input("bake: write");
+  free(row);
+  return rc;
+}
+
 /* ---- --format vat-png: vertex animation textures ----
  * One texel a vertex, one row of `width` texels after another for a frame
  * (width = min(vertices, --vat-width)), frame after frame: vertex v of
@@ -249,8 +317,8 @@ static int vat_textures(bake *b, const char *tmp_positions, const char *tmp_norm
       (!(pos = png16_open(tmp_positions, b->width, height)) || (b->normals && !(nor = png16_open(tmp_normals, b->width, height)))))
     rc = fail_input("bake: write");
   if (!rc && b->vat == VAT_EXR &&
-      (!(epos = exr_rgb_open(tmp_positions, b->width, height, !b->exr_float)) ||
-       (b->normals && !(enor = exr_rgb_open(tmp_normals, b->width, height, !b->exr_float)))))
+      (!(epos = exr_rgb_open(tmp_positions, b->width, height, !b->exr_float, 3)) ||
+       (b->normals && !(enor = exr_rgb_open(tmp_normals, b->width, height, !b->exr_float, 3)))))
     rc = fail_input("bake: write");
   for (uint32_t i = 0; !rc && i < frames; ++i) {
     rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
@@ -277,15 +345,9 @@ static int vat_uv(bake *b, const char *tmp_uv, const char *tmp_mesh) {
   if (!uv) return fail_input("bake: out of memory");
   for (uint32_t v = 0; v < n; ++v)
     uv[2 * v] = ((float)(v % b->width) + 0.5f) / (float)b->width, uv[2 * v + 1] = ((float)(v / b->width) + 0.5f) / (float)height;
-  FILE *f = fopen(tmp_uv, "wb");
-  char dict[128];
-  int len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%u, 2), }", n);
-  size_t total = (10 + (size_t)len + 1 + 63) / 64 * 64, hl = total - 10;
-  unsigned char head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xFF), (unsigned char)(hl >> 8)};
-  int ok = f && fwrite(head, 1, 10, f) == 10 && fwrite(dict, 1, (size_t)len, f) == (size_t)len;
-  for (size_t k = 10 + (size_t)len; ok && k + 1 < total; ++k) ok = fputc(' ', f) != EOF;
-  ok = ok && fputc('\n', f) != EOF && fwrite(uv, 8, n, f) == n;
-  if (f && fclose(f)) ok = 0;
+  char shape[32];
+  snprintf(shape, sizeof shape, "%u, 2", n);
+  int ok = write_npy(tmp_uv, "<f4", shape, uv, (size_t)n * 8);
   int rc = ok ? EXIT_OK : fail_input("bake: write");
   gltf_edit e;
   int opened = rc ? -1 : gltf_edit_open(&e, "bake", b->o->file, b->path[MESH], 1);
@@ -345,7 +407,16 @@ static int write_manifest(const bake *b, const char *tmp) {
   }
   fprintf(f, "  \"fps\": %.9g,\n  \"frames\": [%u, %u],\n  \"vertex_count\": %u,\n  \"method\": \"%s\",\n", b->fps,
           b->first, b->end, b->m.info.vertex_count, b->o->method_names[0]);
-  if (b->vat == ZARR) {
+  if (b->vat == BONE_VAT) {
+    fprintf(f, "  \"format\": \"bone-vat\",\n  \"palette\": {\"texture\": \"palette.exr\", \"encoding\": \"float32 RGBA\",\n"
+               "    \"joint_count\": %u, \"width\": %u, \"height\": %u,\n"
+               "    \"texel\": \"row i: the bake's frame i (frame A + i); texels 3j, 3j + 1, 3j + 2: the rows of joint j's"
+               " 3x4 matrix M_j\"},\n"
+               "  \"influences\": %u,\n  \"arrays\": {\"rest\": \"rest.npy\", \"joints\": \"joints.npy\", "
+               "\"weights\": \"weights.npy\"},\n"
+               "  \"vertex\": \"sum over a vertex's influences of weight * M_joint * (rest, 1)\"\n}\n",
+            b->m.info.joint_count, 3 * b->m.info.joint_count, b->end - b->first, b->width);
+  } else if (b->vat == ZARR) {
     fprintf(f, "  \"format\": \"zarr\",\n  \"arrays\": {\"positions\": \"positions\"%s},\n"
                "  \"shape\": [%u, %u, 3],\n  \"chunks\": [%u, %u, 3],\n  \"dtype\": \"float32\"\n}\n",
             b->normals ? ", \"normals\": \"normals\"" : "", b->end - b->first, b->m.info.vertex_count,
@@ -383,6 +454,9 @@ static int run(bake *b) {
   unlink(b->path[MANIFEST]); /* an old manifest goes first: the folder holds no whole bake until the new one */
   if (b->vat == ZARR) {
     rc = write_zarr(b);
+  } else if (b->vat == BONE_VAT) {
+    rc = bone_palettes(b, tmp[POSITIONS]);
+    if (!rc) rc = bone_influences(b, tmp[NORMALS], tmp[UV], tmp[MESH]);
   } else if (b->vat) {
     rc = vat_textures(b, tmp[POSITIONS], tmp[NORMALS]);
     if (!rc) rc = vat_uv(b, tmp[UV], tmp[MESH]);
@@ -398,7 +472,7 @@ static int run(bake *b) {
   if (!rc && b->vat == ZARR && rename(tmp[MANIFEST], b->path[MANIFEST])) rc = fail_input("bake: rename");
   for (int k = 0; !rc && k < count; ++k) { /* the manifest's turn comes last */
     int file = k < MANIFEST ? k : k + 1 < count ? k + 1 : MANIFEST;
-    int present = (file != NORMALS || b->normals) && (file != MESH || b->mesh);
+    int present = b->vat == BONE_VAT || ((file != NORMALS || b->normals) && (file != MESH || b->mesh));
     if (present && rename(tmp[file], b->path[file])) rc = fail_input("bake: rename");
     if (!present) unlink(b->path[file]); /* an older bake's */
   }
@@ -413,12 +487,14 @@ int cmd_bake(int argc, char **argv) {
   if (rc) return rc;
   if (o.method_count != 1) return fprintf(stderr, "skn: bake takes one --method\n"), EXIT_USAGE;
   if (o.frames && !o.has_range) return fprintf(stderr, "skn: bake: --frames is a range A:B\n"), EXIT_USAGE;
-  static const char *const FORMATS[] = {"npy", "vat-png", "vat-exr", "zarr"};
+  static const char *const FORMATS[] = {"npy", "vat-png", "vat-exr", "zarr", "bone-vat"};
   int format = 0;
-  while (format < 4 && (!o.format || strcmp(o.format, FORMATS[format]))) ++format;
-  if (format == 4)
-    return fprintf(stderr, "skn: bake: --format %s: this build bakes npy, vat-png, vat-exr and zarr\n",
+  while (format < 5 && (!o.format || strcmp(o.format, FORMATS[format]))) ++format;
+  if (format == 5)
+    return fprintf(stderr, "skn: bake: --format %s: this build bakes npy, vat-png, vat-exr, zarr and bone-vat\n",
                    o.format ? o.format : "(none)"), EXIT_USAGE;
+  if (format == BONE_VAT && o.methods[0] != SKN_METHOD_LBS_MATRIX)
+    return fprintf(stderr, "skn: bake: bone-vat is LBS's palette (--method lbs)\n"), EXIT_USAGE;
   if (o.chunk && format != ZARR) return fprintf(stderr, "skn: bake: --chunk is zarr's\n"), EXIT_USAGE;
   if (o.exr_float && format != VAT_EXR) return fprintf(stderr, "skn: bake: --exr-float is vat-exr's\n"), EXIT_USAGE;
   if (!o.out) return fprintf(stderr, "skn: bake: -o OUT, the folder, is required\n"), EXIT_USAGE;
@@ -429,6 +505,12 @@ int cmd_bake(int argc, char **argv) {
   if (rc) return rc;
   b.normals = (b.m.info.flags & SKN_GLTF_HAS_NORMALS) != 0;
   b.vat = format, b.exr_float = o.exr_float;
+  if (format == BONE_VAT && b.m.info.morph_target_count) {
+    fprintf(stderr, "skn: bake: bone-vat: the primitive has %u morph targets, which a palette cannot carry; "
+                    "bake vat-png or vat-exr\n", b.m.info.morph_target_count);
+    posed_mesh_close(&b.m);
+    return EXIT_INPUT;
+  }
   b.width = b.m.info.vertex_count < (o.vat_width ? o.vat_width : DEFAULT_VAT_WIDTH) ? b.m.info.vertex_count
                                                                                      : (o.vat_width ? o.vat_width : DEFAULT_VAT_WIDTH);
   b.rows = (b.m.info.vertex_count + b.width - 1) / b.width;

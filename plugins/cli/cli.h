@@ -95,9 +95,10 @@ typedef struct png16 png16;
 png16 *png16_open(const char *path, uint32_t width, uint32_t height);
 int png16_row(png16 *p, const uint16_t *rgb);
 int png16_close(png16 *p);
-/* exr.c: an RGB OpenEXR image, half or float, a row (width x 3 floats) at a time; NULL, or 0, on failure. */
+/* exr.c: an RGB (channels 3) or RGBA (4) OpenEXR image, half or float, a row (width x channels
+ * floats) at a time; NULL, or 0, on failure. */
 typedef struct exr_rgb exr_rgb;
-exr_rgb *exr_rgb_open(const char *path, uint32_t width, uint32_t height, int half);
+exr_rgb *exr_rgb_open(const char *path, uint32_t width, uint32_t height, int half, int channels);
 int exr_rgb_row(exr_rgb *e, const float *rgb);
 int exr_rgb_close(exr_rgb *e);
 void draw_text(unsigned char *rgb, int width, int height, int x, int y, int scale, const char *text,

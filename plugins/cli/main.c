@@ -46,7 +46,7 @@ static const char *HELP_SKIN =
     "  -o OUT               the output file (default: standard output)\n";
 
 static const char *HELP_BAKE =
-    "usage: skn bake FILE --format npy|vat-png|vat-exr|zarr -o OUT [options]\n\nSkins the primitive's animation at a frame rate and writes "
+    "usage: skn bake FILE --format npy|vat-png|vat-exr|zarr|bone-vat -o OUT [options]\n\nSkins the primitive's animation at a frame rate and writes "
     "every frame: OUT/positions.npy\nand OUT/normals.npy (float32, frames x vertices x 3, row i frame A + i), then\n"
     "OUT/manifest.json. Frame k is k / fps seconds after the animation's first key.\n\n"
     "  --primitive N        the skinned primitive, counted in document order from 0 (default 0)\n"
@@ -62,6 +62,8 @@ static const char *HELP_BAKE =
     "                       primitive given a TEXCOORD_n addressing each vertex's texel)\n"
     "  --format vat-exr     the same textures as OpenEXR (half; --exr-float: float), the values as they are\n"
     "  --vat-width W        the textures' texels a row (default 4096; a frame wraps to more rows)\n"
+    "  --format bone-vat    OUT/palette.exr (float RGBA, a row a frame, joint j's 3x4 palette matrix in\n"
+    "                       texels 3j..3j+2) with rest.npy, joints.npy and weights.npy (LBS; no morph targets)\n"
     "  --format zarr        OUT a Zarr (v2) group of the arrays positions and normals, as npy's, uncompressed,\n"
     "                       chunked by --chunk frames (default 64), each chunk file renamed into place whole\n"
     "  -o OUT               the folder (made if need be)\n"
