@@ -8,6 +8,7 @@
 # make bench      the benchmark: bandwidth probes, every kernel vs the scalar reference and the yardstick
 # make bench-against BASE=REV   this library against git revision REV's, in one process, row by row
 # make bench-weights   bone heat on 50,000 vertices and 60 bones: Blender's own against skn's, 1 and 2 threads
+# make bench-bake      skn bake of 10,000 frames (npy, zarr) against skn_skin alone; skn.bake on 1 and 2 Dask workers
 # make check-threads  the unit tests under ThreadSanitizer (make check runs tests/threads under it)
 # make fuzz       FUZZ_SECONDS=N: each fuzz target (tests/fuzz) on every core; make fuzz-build: them alone
 # make blender-addon   build/skn_blender.zip for Blender's Preferences > Add-ons > Install
@@ -145,7 +146,7 @@ FFI_SRC := $(wildcard plugins/ffi/*.c)
 FFI_OBJ := $(patsubst plugins/ffi/%.c,$(BUILD)/obj/ffi/%.o,$(FFI_SRC))
 FFI_LIB := $(BUILD)/libskn_ffi.a
 
-.PHONY: FORCE all lib gl ffi node-deps python fuzz fuzz-build blender-addon bench bench-against bench-blender bench-weights check check-threads test demo install uninstall deps deps-build abi-baseline clean help
+.PHONY: FORCE all lib gl ffi node-deps python fuzz fuzz-build blender-addon bench bench-against bench-blender bench-weights bench-bake check check-threads test demo install uninstall deps deps-build abi-baseline clean help
 all: lib gl ffi $(DEMO) $(CLI) $(BUILD)/data/arm.gltf python $(ADDON) $(BUILD)/stripped/$(SONAME)
 lib: $(LIB) $(BUILD)/libskn.so
 gl: $(GL_LIB)
@@ -274,6 +275,12 @@ bench-weights: deps
 	@BLENDER_USER_SCRIPTS=$$(mktemp -d) blender -b --factory-startup \
 	  --python tests/bench/blender_weights.py -- $(abspath $(ADDON)) $(ROUNDS) 2>&1 \
 	  | grep -E '^(mesh|Blender|skn|1 ->)|Error|Traceback'
+
+# skn bake at scale: 10,000 frames of a 10,240-vertex character, npy and
+# zarr against skn_skin alone, and skn.bake on 1 and 2 Dask workers.
+bench-bake: deps
+	@$(MAKE) --no-print-directory $(CLI) python
+	@$(PYTHON) tests/bench/bake_bench.py $(BUILD) $(FRAMES) $(ROUNDS)
 
 # ---- tests ----
 # The header's layouts as the compiler lays them out (scripts/abi_layouts):

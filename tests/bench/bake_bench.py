@@ -1,0 +1,161 @@
+"""bake_bench.py — `skn bake` at scale (`make bench-bake`): a 10,000-frame bake of a generated
+character of 10,240 vertices and 20 joints, against skn_skin's own rate in the same run.
+
+  - skn_skin alone: the frames posed and skinned into one array, no writing (Python's skn.Gltf.pose
+    and Rig.skin: ctypes releases the GIL, skn_skin spreads a call over the cores);
+  - the same bytes written to a file alone: the writing's share;
+  - `skn bake --format npy` and `--format zarr` of the same frames: frames a second, vertex-frames a
+    second, the time over skinning alone plus writing alone, and the command's peak memory
+    (getrusage of the child);
+  - skn.bake (Python) on a Dask LocalCluster on loopback, 1 worker against 2 (one thread each).
+Each figure is the median of ROUNDS runs.
+
+  python3 tests/bench/bake_bench.py BUILD [FRAMES] [ROUNDS]
+"""
+import base64
+import json
+import math
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy
+
+BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
+FRAMES = int(sys.argv[2]) if len(sys.argv) > 2 else 10000
+ROUNDS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+sys.path.insert(0, os.path.join(BUILD, "python"))
+import skn  # noqa: E402
+
+JOINTS, RINGS, SIDES, FPS = 20, 160, 64, 30.0
+
+
+def character(path, seconds):
+    """A tube along +y of JOINTS chained joints, RINGS x SIDES vertices, each weighted to its two
+    nearest joints; one animation that bends every joint by a sine, a key a second."""
+    y = numpy.repeat(numpy.linspace(0, JOINTS, RINGS), SIDES)
+    a = numpy.tile(numpy.arange(SIDES) * 2 * math.pi / SIDES, RINGS)
+    pos = numpy.column_stack([0.3 * numpy.cos(a), y, 0.3 * numpy.sin(a)]).astype(numpy.float32)
+    nrm = numpy.column_stack([numpy.cos(a), 0 * a, numpy.sin(a)]).astype(numpy.float32)
+    j0 = numpy.clip(numpy.floor(y - 0.5), 0, JOINTS - 1).astype(numpy.uint16)
+    j1 = numpy.minimum(j0 + 1, JOINTS - 1).astype(numpy.uint16)
+    t = numpy.clip(y - 0.5 - j0, 0, 1).astype(numpy.float32)
+    joints = numpy.column_stack([j0, j1, 0 * j0, 0 * j0]).astype(numpy.uint16)
+    weights = numpy.column_stack([1 - t, t, 0 * t, 0 * t]).astype(numpy.float32)
+    ibm = numpy.tile(numpy.eye(4, dtype=numpy.float32), (JOINTS, 1, 1))
+    ibm[:, 3, 1] = -numpy.arange(JOINTS)  # column-major: translation in the last column's slots
+    keys = numpy.arange(int(seconds) + 1, dtype=numpy.float32)
+    rot = numpy.zeros((len(keys), 4), numpy.float32)
+    rot[:, 2], rot[:, 3] = numpy.sin(0.15 * numpy.sin(keys)), numpy.cos(0.15 * numpy.sin(keys))
+    parts = [pos, nrm, joints, weights, ibm, keys, rot]
+    blob, views, offset = b"", [], 0
+    for p in parts:
+        data = p.tobytes()
+        views.append({"buffer": 0, "byteOffset": offset, "byteLength": len(data)})
+        blob += data + b"\0" * (-len(data) % 4)
+        offset = len(blob)
+    n = len(pos)
+    acc = [{"bufferView": 0, "componentType": 5126, "count": n, "type": "VEC3",
+            "min": pos.min(0).tolist(), "max": pos.max(0).tolist()},
+           {"bufferView": 1, "componentType": 5126, "count": n, "type": "VEC3"},
+           {"bufferView": 2, "componentType": 5123, "count": n, "type": "VEC4"},
+           {"bufferView": 3, "componentType": 5126, "count": n, "type": "VEC4"},
+           {"bufferView": 4, "componentType": 5126, "count": JOINTS, "type": "MAT4"},
+           {"bufferView": 5, "componentType": 5126, "count": len(keys), "type": "SCALAR",
+            "min": [0.0], "max": [float(keys[-1])]},
+           {"bufferView": 6, "componentType": 5126, "count": len(keys), "type": "VEC4"}]
+    nodes = [{"mesh": 0, "skin": 0}] + [{"translation": [0, 1 if j else 0, 0]} for j in range(JOINTS)]
+    for j in range(1, JOINTS):
+        nodes[j]["children"] = [j + 1]
+    doc = {"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0, 1]}], "nodes": nodes,
+           "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "NORMAL": 1, "JOINTS_0": 2, "WEIGHTS_0": 3}}]}],
+           "skins": [{"joints": list(range(1, JOINTS + 1)), "inverseBindMatrices": 4}],
+           "animations": [{"name": "wave", "samplers": [{"input": 5, "output": 6}],
+                           "channels": [{"sampler": 0, "target": {"node": j, "path": "rotation"}}
+                                        for j in range(2, JOINTS + 1)]}],
+           "accessors": acc, "bufferViews": views,
+           "buffers": [{"byteLength": len(blob),
+                        "uri": "data:application/octet-stream;base64," + base64.b64encode(blob).decode()}]}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return n
+
+
+def skin_alone(path, frames):
+    with skn.Gltf(path) as g:
+        rig = g.bind(0)
+        pose = rig.pose()
+        out = numpy.empty((rig.vertex_count, 3), numpy.float32)
+        nrm = numpy.empty((rig.vertex_count, 3), numpy.float32)
+        t0 = time.perf_counter()
+        for i in range(frames):
+            g.pose(pose, animation=0, time=i / FPS)
+            rig.skin(pose, out=out, normals=nrm)
+        return time.perf_counter() - t0
+
+
+def write_probe(folder, n, frames):
+    """Seconds to write the bake's bytes (positions and normals) with nothing else, into the page
+    cache as the bake writes them (neither syncs): the writing's share."""
+    block = numpy.zeros((64, n, 3), numpy.float32)
+    t0 = time.perf_counter()
+    for name in ("p.bin", "n.bin"):
+        with open(os.path.join(folder, name), "wb") as f:
+            for _ in range(0, frames, 64):
+                block.tofile(f)
+        os.unlink(os.path.join(folder, name))
+    return time.perf_counter() - t0
+
+
+def command(path, fmt, out, frames):
+    """Seconds and the child's peak resident memory (MiB) of one `skn bake`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    subprocess.run([os.path.join(BUILD, "bin", "skn"), "bake", path, "--fps", str(FPS), "--frames", f"0:{frames}",
+                    "--format", fmt, "--overwrite", "-o", out], check=True, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, max(peak, before) / 1024
+
+
+def dask_bake(path, out, frames, workers):
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+                      processes=True) as cluster, Client(cluster) as client:
+        t0 = time.perf_counter()
+        skn.bake(path, out, animation=0, fps=FPS, frames=(0, frames), chunk=max(frames // 32, 1), client=client,
+                 overwrite=True)
+        return time.perf_counter() - t0
+
+
+def main():
+    folder = tempfile.mkdtemp(prefix="skn-bake-bench-")
+    path = os.path.join(folder, "character.gltf")
+    n = character(path, FRAMES / FPS + 1)
+    print(f"bake: {FRAMES} frames of a {n}-vertex character ({JOINTS} joints), positions + normals; "
+          f"{os.cpu_count()} cores; medians of {ROUNDS}")
+    alone = statistics.median(skin_alone(path, FRAMES) for _ in range(ROUNDS))
+    print(f"skn_skin alone (no writing)  {alone:7.2f} s  {FRAMES / alone:8.0f} frames/s  "
+          f"{FRAMES * n / alone / 1e6:7.1f} M vertex-frames/s")
+    probe = statistics.median(write_probe(folder, n, FRAMES) for _ in range(ROUNDS))
+    print(f"writing the same bytes alone {probe:7.2f} s  ({2 * FRAMES * n * 12 / probe / 1e9:.2f} GB/s)")
+    for fmt in ("npy", "zarr"):
+        runs = [command(path, fmt, os.path.join(folder, fmt), FRAMES) for _ in range(ROUNDS)]
+        s, peak = statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+        print(f"skn bake --format {fmt:5s}     {s:7.2f} s  {FRAMES / s:8.0f} frames/s  "
+              f"{FRAMES * n / s / 1e6:7.1f} M vertex-frames/s  over skinning + writing alone "
+              f"{100 * (s / (alone + probe) - 1):+.0f}%  "
+              f"peak {peak:.0f} MiB")
+    d = {w: statistics.median(dask_bake(path, os.path.join(folder, f"dask{w}"), FRAMES, w) for _ in range(ROUNDS))
+         for w in (1, 2)}
+    print(f"skn.bake on Dask, 1 worker   {d[1]:7.2f} s\nskn.bake on Dask, 2 workers  {d[2]:7.2f} s  "
+          f"{d[1] / d[2]:.2f}x")
+    subprocess.run(["rm", "-rf", folder])
+
+
+if __name__ == "__main__":
+    main()
