@@ -134,8 +134,8 @@ static int write_frames(bake *b, FILE *const files[2]) {
  * by --chunk frames (the last chunk padded with zeros, the fill value, as
  * Zarr stores edge chunks), uncompressed: chunk c is the file c.0.0 (the
  * Zarr v2 specification's key), written under a temporary name and renamed
- * when whole, so that a chunk file present is a whole chunk. Memory is one
- * frame. */
+ * when whole, so that a chunk file present is a whole chunk; a rerun of an
+ * unfinished bake keeps those (fingerprint, below). Memory is one frame. */
 
 /* Frame i's time: i / fps after the first frame's. */
 static float time_of(const bake *b, uint32_t i) { return b->start + (float)((double)(b->first + i) / b->fps); }
@@ -167,32 +167,89 @@ static int zarr_arrays(const bake *b, uint32_t chunk) {
   return ok;
 }
 
+/* What the chunks were made of: every option that changes a frame's
+ * numbers. OUT/.skn-progress holds it from the first chunk on; a rerun of a
+ * bake that did not finish (no manifest) with the same text keeps the
+ * chunk files already whole (each was renamed into place whole, so a file
+ * of a whole chunk's size is one) and makes the others. */
+static void fingerprint(const bake *b, uint32_t chunk, char *out, size_t size) {
+  int len = snprintf(out, size, "skn %s\nfile %s\nprimitive %u\nanimation %u start %.9g\nfps %.9g\nframes %u %u\n"
+                                "method %s\ndqs-scale %d\nblend %.9g\nlayout %d\nchunk %u\nvertices %u normals %d\nweights",
+                     skn_version_string(), b->o->file, b->m.primitive, b->m.animation, b->start, b->fps, b->first, b->end,
+                     b->o->method_names[0], (int)b->o->dqs_scale, b->o->blend, (int)b->o->layout, chunk,
+                     b->m.info.vertex_count, b->normals);
+  for (uint32_t w = 0; len > 0 && (size_t)len < size && w < b->o->weight_count; ++w)
+    len += snprintf(out + len, size - (size_t)len, " %.9g", b->o->weights[w]);
+  if (len > 0 && (size_t)len < size) snprintf(out + len, size - (size_t)len, "\n");
+}
+
+/* 1: the chunk's files are whole from an unfinished run of this bake. */
+static int chunk_whole(const bake *b, uint32_t c, uint32_t chunk) {
+  char path[4200];
+  struct stat st;
+  for (int k = 0; k < 1 + b->normals; ++k) {
+    snprintf(path, sizeof path, "%s/%u.0.0", b->path[k], c);
+    if (stat(path, &st) || (uint64_t)st.st_size != (uint64_t)chunk * b->m.info.vertex_count * 12) return 0;
+  }
+  return 1;
+}
+
+/* The resumable chunks: whether OUT/.skn-progress is this bake's. */
+static int resuming(const bake *b, const char *print, const char *path) {
+  if (b->o->overwrite) return 0;
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char was[8192];
+  size_t n = fread(was, 1, sizeof was - 1, f);
+  fclose(f);
+  was[n] = 0;
+  return !strcmp(was, print);
+}
+
+static int write_zarr_chunk(bake *b, uint32_t c, uint32_t chunk, float *p, float *nrm) {
+  uint32_t n = b->m.info.vertex_count, frames = b->end - b->first;
+  char final[2][4200], tmp[2][4300];
+  FILE *f[2] = {NULL, NULL};
+  int rc = EXIT_OK;
+  for (int k = 0; k < 1 + b->normals; ++k) {
+    if (snprintf(final[k], sizeof final[k], "%s/%u.0.0", b->path[k], c) >= (int)sizeof final[k] ||
+        snprintf(tmp[k], sizeof tmp[k], "%s.tmp%ld", final[k], (long)getpid()) >= (int)sizeof tmp[k])
+      rc = fail_input("bake: the path is too long");
+    if (!rc && !(f[k] = fopen(tmp[k], "wb"))) rc = fail_input("bake: write");
+  }
+  for (uint32_t i = c * chunk; !rc && i < (c + 1) * chunk; ++i) {
+    if (i < frames) rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
+    else memset(p, 0, (size_t)n * 12), memset(nrm, 0, (size_t)n * 12); /* the edge chunk's fill */
+    if (!rc && (fwrite(p, 12, n, f[0]) != n || (f[1] && fwrite(nrm, 12, n, f[1]) != n))) rc = fail_input("bake: write");
+    if (i < frames) progress(i + 1, frames);
+  }
+  for (int k = 0; k < 2; ++k) {
+    if (f[k] && fclose(f[k]) && !rc) rc = fail_input("bake: write");
+    if (f[k] && !rc && rename(tmp[k], final[k])) rc = fail_input("bake: rename");
+    if (f[k] && rc) unlink(tmp[k]);
+  }
+  return rc;
+}
+
 static int write_zarr(bake *b) {
   uint32_t n = b->m.info.vertex_count, frames = b->end - b->first, chunk = b->o->chunk ? b->o->chunk : DEFAULT_CHUNK;
+  uint32_t chunks = (frames + chunk - 1) / chunk, kept = 0;
+  char print[8192], progress_path[4200];
+  fingerprint(b, chunk, print, sizeof print);
+  snprintf(progress_path, sizeof progress_path, "%s/.skn-progress", b->o->out);
+  int resume = resuming(b, print, progress_path);
   float *p = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12);
   int rc = p && nrm ? EXIT_OK : fail_input("bake: out of memory");
   if (!rc && !zarr_arrays(b, chunk)) rc = fail_input("bake: write the Zarr arrays");
-  for (uint32_t c = 0; !rc && c * chunk < frames; ++c) {
-    char final[2][4200], tmp[2][4300];
-    FILE *f[2] = {NULL, NULL};
-    for (int k = 0; k < 1 + b->normals; ++k) {
-      if (snprintf(final[k], sizeof final[k], "%s/%u.0.0", b->path[k], c) >= (int)sizeof final[k] ||
-          snprintf(tmp[k], sizeof tmp[k], "%s.tmp%ld", final[k], (long)getpid()) >= (int)sizeof tmp[k])
-        rc = fail_input("bake: the path is too long");
-      if (!rc && !(f[k] = fopen(tmp[k], "wb"))) rc = fail_input("bake: write");
+  if (!rc && !resume && !write_text(progress_path, print)) rc = fail_input("bake: write");
+  for (uint32_t c = 0; !rc && c < chunks; ++c) {
+    if (resume && chunk_whole(b, c, chunk)) {
+      ++kept;
+      continue;
     }
-    for (uint32_t i = c * chunk; !rc && i < (c + 1) * chunk; ++i) {
-      if (i < frames) rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
-      else memset(p, 0, (size_t)n * 12), memset(nrm, 0, (size_t)n * 12); /* the edge chunk's fill */
-      if (!rc && (fwrite(p, 12, n, f[0]) != n || (f[1] && fwrite(nrm, 12, n, f[1]) != n))) rc = fail_input("bake: write");
-      if (i < frames) progress(i + 1, frames);
-    }
-    for (int k = 0; k < 2; ++k) {
-      if (f[k] && fclose(f[k]) && !rc) rc = fail_input("bake: write");
-      if (f[k] && !rc && rename(tmp[k], final[k])) rc = fail_input("bake: rename");
-      if (f[k] && rc) unlink(tmp[k]);
-    }
+    rc = write_zarr_chunk(b, c, chunk, p, nrm);
   }
+  if (!rc && kept) fprintf(stderr, "skn: bake: resumed: %u of %u chunks were whole and kept\n", kept, chunks);
   free(p), free(nrm);
   return rc;
 }

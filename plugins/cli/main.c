@@ -65,7 +65,8 @@ static const char *HELP_BAKE =
     "  --format bone-vat    OUT/palette.exr (float RGBA, a row a frame, joint j's 3x4 palette matrix in\n"
     "                       texels 3j..3j+2) with rest.npy, joints.npy and weights.npy (LBS; no morph targets)\n"
     "  --format zarr        OUT a Zarr (v2) group of the arrays positions and normals, as npy's, uncompressed,\n"
-    "                       chunked by --chunk frames (default 64), each chunk file renamed into place whole\n"
+    "                       chunked by --chunk frames (default 64), each chunk file renamed into place whole;\n"
+    "                       run again after an unfinished bake, it keeps the chunks already whole\n"
     "  -o OUT               the folder (made if need be)\n"
     "  --overwrite          replace the bake OUT holds (without it, a folder with a manifest is refused)\n"
     FILE_OPTIONS;
