@@ -30,7 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from arm_scene import armature as plain_armature, check, finish, install_addon, metaball_body, numpy  # noqa: E402
+from arm_scene import armature as plain_armature, check, evaluated, finish, install_addon, metaball_body, numpy, world  # noqa: E402,E501
 
 import bpy  # noqa: E402
 
@@ -184,14 +184,8 @@ def group_weights(obj, names):
 
 
 def posed(obj):
-    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
-    mesh = ev.to_mesh()
-    co = numpy.empty(len(mesh.vertices) * 3, numpy.float32)
-    mesh.vertices.foreach_get("co", co)
-    ev.to_mesh_clear()
-    m = numpy.array(obj.matrix_world)
-    co = co.reshape(-1, 3).astype(numpy.float64)
-    return co @ m[:3, :3].T + m[:3, 3]
+    """The mesh as Blender draws it, in world space."""
+    return world(obj, evaluated(obj).astype(numpy.float64))
 
 
 def pose(arm, rotations, amount):

@@ -32,16 +32,15 @@ static const char *capture_main(uint32_t outputs) {
   return MAINS[outputs & 3];
 }
 
-/* Draws the rig's vertices as points into a transform feedback buffer of
- * `floats` a vertex and copies it out. */
-static int feedback(const skn_gl *g, uint32_t n, uint32_t floats, float *out) {
+/* Draws n points, with the program and vertex array bound, into a
+ * transform feedback buffer of `floats` a vertex and copies it out. */
+int capture_points(uint32_t n, uint32_t floats, float *out) {
   GLuint buffer;
   size_t bytes = (size_t)n * floats * sizeof(float);
   gl.GenBuffers(1, &buffer);
   gl.BindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, buffer);
   gl.BufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_READ);
   gl.BindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, buffer);
-  skn_gl_bind(g);
   gl.Enable(GL_RASTERIZER_DISCARD);
   gl.BeginTransformFeedback(GL_POINTS);
   gl.DrawArrays(GL_POINTS, 0, (GLsizei)n);
@@ -55,6 +54,12 @@ static int feedback(const skn_gl *g, uint32_t n, uint32_t floats, float *out) {
   GLenum e = gl.GetError();
   if (e) fprintf(stderr, "   transform feedback: %s\n", skn_gl_error_name(e));
   return mapped && !e;
+}
+
+/* The rig's vertices through the adapter's program, captured. */
+static int feedback(const skn_gl *g, uint32_t n, uint32_t floats, float *out) {
+  skn_gl_bind(g);
+  return capture_points(n, floats, out);
 }
 
 int read_output(const skn_gl *g, size_t first_record, uint32_t n, float *pos, float *nrm, float *tan, float *prev) {

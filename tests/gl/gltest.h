@@ -44,6 +44,10 @@ typedef struct posed {
  * NULL, gets the adapter's description. */
 skn_status gpu_skin(const posed *p, const gpu_case *c, float *pos, float *nrm, float *tan, skn_gl_info *info);
 
+/* Draws n points with the bound program and vertex array into a transform
+ * feedback buffer of `floats` a vertex, copied into out; 0 on a GL error. */
+int capture_points(uint32_t n, uint32_t floats, float *out);
+
 /* The compute path's output records [first_record, first_record + n) of
  * adapter g, read back from its output buffer into the arrays not NULL
  * (prev: the previous positions). 0 on a GL error. */

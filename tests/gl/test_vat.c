@@ -136,29 +136,16 @@ static GLuint upload(const uint16_t *texels, uint32_t height) {
   return t;
 }
 
-/* The played frame `frame`: n records of position and normal. */
+/* The played frame `frame`: n records of `floats` floats. */
 static int play(GLuint prog, GLuint vao, uint32_t n, uint32_t floats, float frame, float *out) {
-  GLuint buffer, own = 0;
-  size_t bytes = (size_t)n * floats * sizeof(float);
+  GLuint own = 0;
   gl.UseProgram(prog);
   gl.Uniform1f(gl.GetUniformLocation(prog, "frame"), frame);
   if (!vao) gl.GenVertexArrays(1, &own), vao = own;
   gl.BindVertexArray(vao);
-  gl.GenBuffers(1, &buffer);
-  gl.BindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, buffer);
-  gl.BufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_READ);
-  gl.BindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, buffer);
-  gl.Enable(GL_RASTERIZER_DISCARD);
-  gl.BeginTransformFeedback(GL_POINTS);
-  gl.DrawArrays(GL_POINTS, 0, (GLsizei)n);
-  gl.EndTransformFeedback();
-  gl.Disable(GL_RASTERIZER_DISCARD);
-  const float *mapped = gl.MapBufferRange(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)bytes, GL_MAP_READ_BIT);
-  if (mapped) memcpy(out, mapped, bytes);
-  gl.UnmapBuffer(GL_TRANSFORM_FEEDBACK_BUFFER);
-  gl.DeleteBuffers(1, &buffer);
+  int ok = capture_points(n, floats, out);
   if (own) gl.DeleteVertexArrays(1, &own);
-  return mapped && !gl.GetError();
+  return ok;
 }
 
 /* The bone VAT on CesiumMan: palettes of frames 0, 1, 2 played at 0, 1, 2 and 1.5. */
