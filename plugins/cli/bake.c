@@ -10,9 +10,12 @@
  * The files are written under temporary names and renamed when whole, the
  * manifest last, so that a folder with a manifest holds a whole bake; a
  * folder that holds one is replaced only with --overwrite. */
+#define _GNU_SOURCE /* dladdr */
 #include "cli.h"
 #include "gltf_edit.h"
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -41,6 +44,13 @@ typedef struct bake {
   char path[FILES][4096];       /* the final names */
 } bake;
 
+/* A file of the bake could not be made, written or renamed: errno says why
+ * (a full disk, a folder that is not writable). */
+static int fail_write(const bake *b) {
+  fprintf(stderr, "skn: bake: cannot write the bake in %s: %s\n", b->o->out, strerror(errno ? errno : EIO));
+  return EXIT_INPUT;
+}
+
 /* NumPy's .npy header (format 1.0) for float32 (frames, vertices, 3): the
  * dict padded with spaces so that the data starts at a multiple of 64. */
 static int npy_header(FILE *f, const char *descr, const char *shape) {
@@ -68,17 +78,26 @@ static int write_npy(const char *path, const char *descr, const char *shape, con
   return ok;
 }
 
-/* The frames to bake: --frames, or every frame of the animation. */
+/* The frames to bake: --frames, or every frame of the animation (those at
+ * or before its last key; one without an animation); a range past them is
+ * refused, as skn.bake refuses it. */
 static int plan_frames(bake *b) {
   b->fps = b->o->fps > 0 ? b->o->fps : DEFAULT_FPS;
   float duration = 0;
+  skn_gltf_animation_info ai = {sizeof ai};
   if (b->m.animation != SKN_GLTF_NO_ANIMATION) {
-    skn_gltf_animation_info ai = {sizeof ai};
     if (skn_gltf_animation_info_get(b->m.gltf, b->m.animation, &ai)) return fail_input("bake");
     b->start = ai.start, duration = ai.end - ai.start;
   }
+  uint32_t count = (uint32_t)floor((double)duration * b->fps + 1e-6) + 1;
   b->first = b->o->has_range ? b->o->frame_first : 0;
-  b->end = b->o->has_range ? b->o->frame_end : (uint32_t)floor((double)duration * b->fps + 1e-6) + 1;
+  b->end = b->o->has_range ? b->o->frame_end : count;
+  if (b->end > count) {
+    fprintf(stderr, "skn: bake: --frames %u:%u: ", b->first, b->end);
+    if (b->m.animation == SKN_GLTF_NO_ANIMATION) fprintf(stderr, "without an animation there is one frame, 0\n");
+    else fprintf(stderr, "animation %u (%s) has frames 0 to %u at %g fps\n", b->m.animation, ai.name, count - 1, (double)b->fps);
+    return EXIT_INPUT;
+  }
   return EXIT_OK;
 }
 
@@ -92,7 +111,7 @@ static int prepare_folder(bake *b) {
                                               {"positions", "normals", "manifest.json", ".zgroup", ""},
                                               {"palette.exr", "rest.npy", "manifest.json", "joints.npy", "weights.npy"}};
   for (int k = 0; k < FILES; ++k) snprintf(b->path[k], sizeof b->path[k], "%s/%s", out, NAMES[b->vat][k]);
-  if (mkdir(out, 0777) && errno != EEXIST) return fprintf(stderr, "skn: bake: cannot make %s\n", out), EXIT_INPUT;
+  if (mkdir(out, 0777) && errno != EEXIST) return fprintf(stderr, "skn: bake: cannot make %s: %s\n", out, strerror(errno)), EXIT_INPUT;
   struct stat st;
   if (stat(out, &st) || !S_ISDIR(st.st_mode)) return fprintf(stderr, "skn: bake: %s is not a folder\n", out), EXIT_INPUT;
   if (!access(b->path[2], F_OK) && !b->o->overwrite)
@@ -116,12 +135,12 @@ static int write_frames(bake *b, FILE *const files[2]) {
   float *p = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12);
   int rc = p && nrm ? EXIT_OK : fail_input("bake: out of memory");
   for (int k = 0; !rc && k < 1 + b->normals; ++k)
-    if (!write_npy_header(files[k], frames, n)) rc = fail_input("bake: write");
+    if (!write_npy_header(files[k], frames, n)) rc = fail_write(b);
   for (uint32_t i = 0; !rc && i < frames; ++i) {
     float t = b->start + (float)((double)(b->first + i) / b->fps);
     rc = posed_mesh_skin(&b->m, t, b->o->methods[0], b->o->dqs_scale, p, nrm);
-    if (!rc && fwrite(p, 12, n, files[0]) != n) rc = fail_input("bake: write");
-    if (!rc && b->normals && fwrite(nrm, 12, n, files[1]) != n) rc = fail_input("bake: write");
+    if (!rc && fwrite(p, 12, n, files[0]) != n) rc = fail_write(b);
+    if (!rc && b->normals && fwrite(nrm, 12, n, files[1]) != n) rc = fail_write(b);
     progress(i + 1, frames);
   }
   free(p), free(nrm);
@@ -215,20 +234,36 @@ static int write_zarr_chunk(bake *b, uint32_t c, uint32_t chunk, float *p, float
     if (snprintf(final[k], sizeof final[k], "%s/%u.0.0", b->path[k], c) >= (int)sizeof final[k] ||
         snprintf(tmp[k], sizeof tmp[k], "%s.tmp%ld", final[k], (long)getpid()) >= (int)sizeof tmp[k])
       rc = fail_input("bake: the path is too long");
-    if (!rc && !(f[k] = fopen(tmp[k], "wb"))) rc = fail_input("bake: write");
+    if (!rc && !(f[k] = fopen(tmp[k], "wb"))) rc = fail_write(b);
   }
   for (uint32_t i = c * chunk; !rc && i < (c + 1) * chunk; ++i) {
     if (i < frames) rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
     else memset(p, 0, (size_t)n * 12), memset(nrm, 0, (size_t)n * 12); /* the edge chunk's fill */
-    if (!rc && (fwrite(p, 12, n, f[0]) != n || (f[1] && fwrite(nrm, 12, n, f[1]) != n))) rc = fail_input("bake: write");
+    if (!rc && (fwrite(p, 12, n, f[0]) != n || (f[1] && fwrite(nrm, 12, n, f[1]) != n))) rc = fail_write(b);
     if (i < frames) progress(i + 1, frames);
   }
   for (int k = 0; k < 2; ++k) {
-    if (f[k] && fclose(f[k]) && !rc) rc = fail_input("bake: write");
-    if (f[k] && !rc && rename(tmp[k], final[k])) rc = fail_input("bake: rename");
+    if (f[k] && fclose(f[k]) && !rc) rc = fail_write(b);
+    if (f[k] && !rc && rename(tmp[k], final[k])) rc = fail_write(b);
     if (f[k] && rc) unlink(tmp[k]);
   }
   return rc;
+}
+
+/* A new bake's arrays start empty: an earlier bake's chunk files (more of
+ * them, or of another chunk size) and a killed run's temporary files go;
+ * a resumed bake's, when it is whole, lose the temporaries (`temporaries`). */
+static void clear_chunks(const bake *b, int temporaries) {
+  char path[4400];
+  for (int k = 0; k < 2; ++k) {
+    DIR *d = opendir(b->path[k]);
+    for (struct dirent *e; d && (e = readdir(d));)
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, ".zarray") &&
+          (!temporaries || strstr(e->d_name, ".tmp")) &&
+          snprintf(path, sizeof path, "%s/%s", b->path[k], e->d_name) < (int)sizeof path)
+        unlink(path);
+    if (d) closedir(d);
+  }
 }
 
 static int write_zarr(bake *b) {
@@ -240,8 +275,9 @@ static int write_zarr(bake *b) {
   int resume = resuming(b, print, progress_path);
   float *p = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12);
   int rc = p && nrm ? EXIT_OK : fail_input("bake: out of memory");
-  if (!rc && !zarr_arrays(b, chunk)) rc = fail_input("bake: write the Zarr arrays");
-  if (!rc && !resume && !write_text(progress_path, print)) rc = fail_input("bake: write");
+  if (!rc && !resume) clear_chunks(b, 0);
+  if (!rc && !zarr_arrays(b, chunk)) rc = fail_write(b);
+  if (!rc && !resume && !write_text(progress_path, print)) rc = fail_write(b);
   for (uint32_t c = 0; !rc && c < chunks; ++c) {
     if (resume && chunk_whole(b, c, chunk)) {
       ++kept;
@@ -249,6 +285,7 @@ static int write_zarr(bake *b) {
     }
     rc = write_zarr_chunk(b, c, chunk, p, nrm);
   }
+  if (!rc && resume) clear_chunks(b, 1);
   if (!rc && kept) fprintf(stderr, "skn: bake: resumed: %u of %u chunks were whole and kept\n", kept, chunks);
   free(p), free(nrm);
   return rc;
@@ -285,7 +322,7 @@ static int bone_influences(bake *b, const char *tmp_rest, const char *tmp_joints
   if (!rc && (!write_npy(tmp_rest, "<f4", shape[0], rest, (size_t)n * 12) ||
               !write_npy(tmp_joints, "<u2", shape[1], joints, (size_t)n * k * 2) ||
               !write_npy(tmp_weights, "<f4", shape[1], weights, (size_t)n * k * 4)))
-    rc = fail_input("bake: write");
+    rc = fail_write(b);
   b->width = k; /* the manifest's influences */
   free(rest), free(weights), free(joints);
   return rc;
@@ -295,14 +332,14 @@ static int bone_palettes(bake *b, const char *tmp_palette) {
   uint32_t joints = b->m.info.joint_count, frames = b->end - b->first;
   float *row = malloc((size_t)joints * 48);
   exr_rgb *exr = row ? exr_rgb_open(tmp_palette, 3 * joints, frames, 0, 4) : NULL;
-  int rc = row && exr ? EXIT_OK : fail_input("bake: write");
+  int rc = row && exr ? EXIT_OK : fail_write(b);
   for (uint32_t i = 0; !rc && i < frames; ++i) {
     rc = posed_mesh_pose(&b->m, time_of(b, i));
     if (!rc && skn_pose_palette(b->m.pose, SKN_PALETTE_ROWS3X4, row, (size_t)joints * 48)) rc = fail_input("bake");
-    if (!rc && !exr_rgb_row(exr, row)) rc = fail_input("bake: write");
+    if (!rc && !exr_rgb_row(exr, row)) rc = fail_write(b);
     progress(i + 1, frames);
   }
-  if (exr && !exr_rgb_close(exr) && !rc) rc = fail_input("bake: write");
+  if (exr && !exr_rgb_close(exr) && !rc) rc = fail_write(b);
   free(row);
   return rc;
 }
@@ -372,21 +409,21 @@ static int vat_textures(bake *b, const char *tmp_positions, const char *tmp_norm
   exr_rgb *epos = NULL, *enor = NULL;
   if (!rc && b->vat == VAT_PNG &&
       (!(pos = png16_open(tmp_positions, b->width, height)) || (b->normals && !(nor = png16_open(tmp_normals, b->width, height)))))
-    rc = fail_input("bake: write");
+    rc = fail_write(b);
   if (!rc && b->vat == VAT_EXR &&
       (!(epos = exr_rgb_open(tmp_positions, b->width, height, !b->exr_float, 3)) ||
        (b->normals && !(enor = exr_rgb_open(tmp_normals, b->width, height, !b->exr_float, 3)))))
-    rc = fail_input("bake: write");
+    rc = fail_write(b);
   for (uint32_t i = 0; !rc && i < frames; ++i) {
     rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
     int ok = b->vat == VAT_PNG ? vat_rows(b, pos, p, b->lo, b->hi, row) && (!nor || vat_rows(b, nor, nrm, NLO, NHI, row))
                                : exr_rows(b, epos, p, frow) && (!enor || exr_rows(b, enor, nrm, frow));
-    if (!rc && !ok) rc = fail_input("bake: write");
+    if (!rc && !ok) rc = fail_write(b);
     progress(i + 1, frames);
   }
   int closed = (!pos || png16_close(pos)) & (!nor || png16_close(nor)) & (!epos || exr_rgb_close(epos)) &
                (!enor || exr_rgb_close(enor));
-  if (!closed && !rc) rc = fail_input("bake: write");
+  if (!closed && !rc) rc = fail_write(b);
   free(p), free(nrm), free(row), free(frow);
   return rc;
 }
@@ -405,7 +442,7 @@ static int vat_uv(bake *b, const char *tmp_uv, const char *tmp_mesh) {
   char shape[32];
   snprintf(shape, sizeof shape, "%u, 2", n);
   int ok = write_npy(tmp_uv, "<f4", shape, uv, (size_t)n * 8);
-  int rc = ok ? EXIT_OK : fail_input("bake: write");
+  int rc = ok ? EXIT_OK : fail_write(b);
   gltf_edit e;
   int opened = rc ? -1 : gltf_edit_open(&e, "bake", b->o->file, b->path[MESH], 1);
   if (opened == EXIT_USAGE) { /* the document names files beside it: uv.npy alone */
@@ -447,7 +484,7 @@ static void put_json_string(FILE *f, const char *s) {
 
 static int write_manifest(const bake *b, const char *tmp) {
   FILE *f = fopen(tmp, "w");
-  if (!f) return fail_input("bake: write the manifest");
+  if (!f) return fail_write(b);
   skn_gltf_animation_info ai = {sizeof ai};
   const char *animation = "";
   if (b->m.animation != SKN_GLTF_NO_ANIMATION && !skn_gltf_animation_info_get(b->m.gltf, b->m.animation, &ai))
@@ -500,7 +537,7 @@ static int write_manifest(const bake *b, const char *tmp) {
             b->width, b->rows, (b->end - b->first) * b->rows, b->mesh ? "\"" : "", b->mesh ? "mesh.glb" : "null",
             b->mesh ? "\"" : "", b->mesh ? b->uv_set : "");
   }
-  return fclose(f) ? fail_input("bake: write the manifest") : EXIT_OK;
+  return fclose(f) ? fail_write(b) : EXIT_OK;
 }
 
 /* The files under temporary names, renamed when whole; the manifest last. */
@@ -520,28 +557,83 @@ static int run(bake *b) {
   } else {
     FILE *files[2] = {NULL, NULL};
     for (int k = 0; !rc && k < 1 + b->normals; ++k)
-      if (!(files[k] = fopen(tmp[k], "wb"))) rc = fail_input("bake: write");
+      if (!(files[k] = fopen(tmp[k], "wb"))) rc = fail_write(b);
     if (!rc) rc = write_frames(b, files);
     for (int k = 0; k < 2; ++k)
-      if (files[k] && fclose(files[k]) && !rc) rc = fail_input("bake: write");
+      if (files[k] && fclose(files[k]) && !rc) rc = fail_write(b);
   }
   if (!rc) rc = write_manifest(b, tmp[MANIFEST]);
-  if (!rc && b->vat == ZARR && rename(tmp[MANIFEST], b->path[MANIFEST])) rc = fail_input("bake: rename");
+  if (!rc && b->vat == ZARR && rename(tmp[MANIFEST], b->path[MANIFEST])) rc = fail_write(b);
   for (int k = 0; !rc && k < count; ++k) { /* the manifest's turn comes last */
     int file = k < MANIFEST ? k : k + 1 < count ? k + 1 : MANIFEST;
     int present = b->vat == BONE_VAT || ((file != NORMALS || b->normals) && (file != MESH || b->mesh));
-    if (present && rename(tmp[file], b->path[file])) rc = fail_input("bake: rename");
+    if (present && rename(tmp[file], b->path[file])) rc = fail_write(b);
     if (!present) unlink(b->path[file]); /* an older bake's */
   }
   for (int k = 0; rc && k < FILES; ++k) unlink(tmp[k]);
   return rc;
 }
 
+/* ---- --dask: the bake spread over Dask distributed ----
+ * Dask is Python's, so the command hands its arguments to the Python
+ * package's form of itself, `python3 -m skn bake` (plugins/python/skn/
+ * bake.py: npy and zarr, every task writing its own chunk), run against
+ * this very library: SKN_LIBRARY names it, and PYTHONPATH starts with the
+ * package beside it (the source tree's plugins/python, or an install's
+ * LIBDIR/python3.X/dist-packages). $SKN_PYTHON names the interpreter
+ * (default python3 on PATH); it needs Dask (Debian's python3-distributed). */
+static void python_package_beside(const char *libdir, char *found, size_t size) {
+  char path[4200];
+  struct stat st;
+  found[0] = 0;
+  snprintf(path, sizeof path, "%s/../plugins/python/skn/bake.py", libdir);
+  if (!stat(path, &st)) {
+    snprintf(found, size, "%s/../plugins/python", libdir);
+    return;
+  }
+  DIR *d = opendir(libdir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (strncmp(e->d_name, "python3", 7) ||
+        snprintf(path, sizeof path, "%s/%s/dist-packages/skn/bake.py", libdir, e->d_name) >= (int)sizeof path || stat(path, &st))
+      continue;
+    if (snprintf(found, size, "%s/%s/dist-packages", libdir, e->d_name) >= (int)size) found[0] = 0;
+    break;
+  }
+  if (d) closedir(d);
+}
+
+static int bake_on_dask(int argc, char **argv) {
+  Dl_info info;
+  char lib[4096], dir[4096], package[4200], paths[8600];
+  if (!dladdr((void *)skn_version_string, &info) || !info.dli_fname || !realpath(info.dli_fname, lib))
+    return fprintf(stderr, "skn: bake: --dask: cannot tell where libskn is\n"), EXIT_INPUT;
+  snprintf(dir, sizeof dir, "%s", lib);
+  *strrchr(dir, '/') = 0; /* realpath's answer is absolute */
+  python_package_beside(dir, package, sizeof package);
+  const char *old = getenv("PYTHONPATH");
+  snprintf(paths, sizeof paths, "%s%s%s", package, *package && old && *old ? ":" : "", old ? old : "");
+  if (setenv("SKN_LIBRARY", lib, 1) || setenv("PYTHONPATH", paths, 1)) return fail_input("bake: out of memory");
+  const char *python = getenv("SKN_PYTHON") && *getenv("SKN_PYTHON") ? getenv("SKN_PYTHON") : "python3";
+  char **args = calloc((size_t)argc + 3, sizeof *args);
+  if (!args) return fail_input("bake: out of memory");
+  args[0] = (char *)python, args[1] = "-m", args[2] = "skn", args[3] = "bake";
+  for (int i = 2; i < argc; ++i) args[i + 2] = argv[i];
+  fflush(NULL);
+  execvp(python, args);
+  fprintf(stderr, "skn: bake: --dask runs the bake with Python's Dask, and %s cannot be run (%s); set SKN_PYTHON\n",
+          python, strerror(errno));
+  free(args);
+  return EXIT_INPUT;
+}
+
 int cmd_bake(int argc, char **argv) {
   options o;
   int rc = parse_options(argc, argv, 2, "primitive animation fps frames method dqs-scale blend layout weights format "
-                                        "vat-width exr-float chunk overwrite any-path o", &o);
+                                        "vat-width exr-float chunk overwrite any-path o dask workers", &o);
   if (rc) return rc;
+  if (o.workers && !(o.dask && !strcmp(o.dask, "local")))
+    return fprintf(stderr, "skn: bake: --workers is --dask local's\n"), EXIT_USAGE;
+  if (o.dask) return bake_on_dask(argc, argv);
   if (o.method_count != 1) return fprintf(stderr, "skn: bake takes one --method\n"), EXIT_USAGE;
   if (o.frames && !o.has_range) return fprintf(stderr, "skn: bake: --frames is a range A:B\n"), EXIT_USAGE;
   static const char *const FORMATS[] = {"npy", "vat-png", "vat-exr", "zarr", "bone-vat"};

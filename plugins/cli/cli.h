@@ -32,6 +32,8 @@ typedef struct options {
   int exr_float;             /* bake's --exr-float: vat-exr in float, not half */
   uint32_t chunk;            /* bake's --chunk: zarr's frames a chunk (0: 64) */
   int overwrite;             /* bake's --overwrite */
+  const char *dask;          /* bake's --dask ADDRESS|local: the bake handed to Python's skn.bake on Dask */
+  uint32_t workers;          /* bake's --workers: --dask local's worker processes (0: a core each) */
   int gpu;                   /* --gpu: skin (skin) and draw (render) on the GPU */
   int any_path;              /* --any-path: the file's buffers may name files outside its folder */
   float weights[MAX_WEIGHTS];/* --weights: the morph targets' weights, overriding the document's */

@@ -69,6 +69,10 @@ static const char *HELP_BAKE =
     "                       run again after an unfinished bake, it keeps the chunks already whole\n"
     "  -o OUT               the folder (made if need be)\n"
     "  --overwrite          replace the bake OUT holds (without it, a folder with a manifest is refused)\n"
+    "  --dask ADDRESS|local npy or zarr spread over Dask distributed: the scheduler at ADDRESS, or a\n"
+    "                       LocalCluster on this machine's loopback, a worker a core (--workers N);\n"
+    "                       run by Python's skn.bake ($SKN_PYTHON, default python3, with Dask), each\n"
+    "                       task writing its chunk of frames; the files are the same as without it\n"
     FILE_OPTIONS;
 
 static const char *HELP_WEIGHTS =

@@ -109,6 +109,11 @@ static int apply(options *o, const char *name, const char *value) {
   } else if (!strcmp(name, "threads")) {
     if (!parse_number(value, 0, 4096, &x) || x != (uint32_t)x) return usage_error("--threads %s is not a count", value);
     o->threads = (uint32_t)x;
+  } else if (!strcmp(name, "workers")) {
+    if (!parse_number(value, 1, 4096, &x) || x != (uint32_t)x) return usage_error("--workers %s is not 1 to 4096", value);
+    o->workers = (uint32_t)x;
+  } else if (!strcmp(name, "dask")) {
+    o->dask = value;
   } else if (!strcmp(name, "animation")) {
     o->animation = value;
   } else if (!strcmp(name, "o")) {

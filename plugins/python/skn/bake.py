@@ -1,30 +1,43 @@
 """skn.bake: a primitive's animation skinned at a frame rate into per-frame arrays, the files and
-manifest `skn bake` writes (plugins/cli/bake.c): OUT/positions.npy and OUT/normals.npy (float32,
-frames x vertices x 3, row i frame A + i), then OUT/manifest.json.
+manifest `skn bake` writes (plugins/cli/bake.c), here or spread over a Dask cluster:
 
-The frames are cut into chunks of `chunk`; each chunk is a task that opens the document, binds the
-primitive and skins its frames, so that tasks need nothing but the file's path. Without a client
-they run here, one after another; with a Dask client (distributed.Client, a LocalCluster's or a
-scheduler's) they run on its workers, at most two a worker in flight, each result written into
-its rows of the arrays (memory-mapped) as it comes back, so that memory holds a few chunks, not
-the bake. The arrays are written under temporary names and renamed when whole; the manifest goes
-last, so that a folder with a manifest holds a whole bake, and one that does is replaced only
-with overwrite=True.
+- "npy": OUT/positions.npy and OUT/normals.npy (float32, frames x vertices x 3, row i frame A + i).
+  Tasks return their frames and this process writes them into its rows of the arrays (memory-
+  mapped), a few tasks in flight, so that memory holds a few chunks, not the bake. The arrays are
+  written under temporary names and renamed when whole.
+- "zarr": OUT a Zarr (v2) group of the same arrays, chunked by `chunk` frames, uncompressed, as the
+  command writes it byte for byte. Each task writes its own chunk files, under a temporary name
+  and renamed into place whole, and skips a chunk already whole: a task run twice (a worker that
+  died after writing) changes nothing. OUT/.skn-progress fingerprints the bake; a rerun of one
+  that did not finish keeps the chunks already whole and makes the others.
 
-ctypes releases the GIL around every call into libskn (CDLL), and skn_skin spreads a call over
-the machine's cores itself, so a worker's threads skin in parallel too."""
+Either way the manifest, OUT/manifest.json, is written last, after every chunk was checked whole:
+a folder with a manifest holds a whole bake, and one that does is replaced only with
+overwrite=True. A task needs nothing but the file's path (it opens the document and binds the
+primitive itself), so that a cluster's workers need only see the same files.
+
+ctypes releases the GIL around every call into libskn (CDLL), so threads skin in parallel: a
+worker's threads each run a task. skn_skin spreads one call over every core unless told `threads`;
+with a client each task skins on its own thread (threads=1) by default, the cluster's workers
+being the parallelism. `python3 -m skn bake` (main, below) is the command's form of it, which
+`skn bake --dask` runs."""
 import json
 import math
 import os
+import sys
 
 import numpy
 
 from . import Gltf, IndexOutOfRange, Unsupported, _args, _abi, version
 
+FORMATS = ("npy", "zarr")
+
 
 def _plan(gltf, animation, fps, frames):
     """(animation index or None, its first key, first frame, end frame), in the command's float
-    arithmetic (bake.c), so that both bake the same frames at the same times."""
+    arithmetic (bake.c), so that both bake the same frames at the same times. Frames past the
+    animation's last (every frame at or before its last key; one frame without an animation) are
+    refused, as the command refuses them."""
     if isinstance(animation, str):
         animation = gltf.find_animation(animation)
     elif animation is not None:
@@ -39,127 +52,384 @@ def _plan(gltf, animation, fps, frames):
         a = gltf.animations[animation]
         start = numpy.float32(a["start"])
         length = numpy.float32(a["end"]) - start
+    count = math.floor(float(length) * float(fps) + 1e-6) + 1
     if frames is None:
-        return animation, start, 0, math.floor(float(length) * float(fps) + 1e-6) + 1
+        return animation, start, 0, count
     first, end = frames
     first, end = _args.count(first, "frames[0]"), _args.count(end, "frames[1]")
     if first >= end:
         raise _args.bad(f"frames ({first}, {end}): frames A to B - 1 need A < B")
+    if end > count:
+        what = "no animation" if animation is None else f"animation {animation} ({gltf.animations[animation]['name']})"
+        raise IndexOutOfRange("SKN_ERR_INDEX_OUT_OF_RANGE",
+                              f"frames {first}:{end}: {what} has frames 0 to {count - 1} at {float(fps):g} fps")
     return animation, start, first, end
 
 
-def _bind(gltf, primitive, method, blend):
-    n = gltf.primitives[primitive]["vertex_count"]
-    return gltf.bind(primitive, centers_of_rotation=method == "cor",
-                     blend_weights=numpy.full(n, blend, numpy.float32) if method == "blend" else None)
+def _bind(gltf, job):
+    n = gltf.primitives[job["primitive"]]["vertex_count"]
+    return gltf.bind(job["primitive"], centers_of_rotation=job["method"] == "cor",
+                     blend_weights=numpy.full(n, job["blend"], numpy.float32) if job["method"] == "blend" else None)
 
 
-def _bake_range(path, any_path, primitive, animation, start, fps, method, dqs_scale, blend, first, end):
-    """Frames [first, end) skinned: (first, positions (n, v, 3), normals (n, v, 3) or None)."""
-    with Gltf(path, any_path=any_path) as gltf:
-        p = gltf.primitives[primitive]
-        with _bind(gltf, primitive, method, blend) as rig, rig.pose() as pose:
-            normals = rig.has_normals
-            out = numpy.empty((end - first, p["vertex_count"], 3), numpy.float32)
-            nrm = numpy.empty_like(out) if normals else None
-            for i in range(end - first):
-                t = start + numpy.float32((first + i) / numpy.float64(fps))  # float32, as the command's
-                gltf.pose(pose, primitive, animation, float(t))
-                if normals:
-                    rig.skin(pose, method, out=out[i], normals=nrm[i], dqs_scale=dqs_scale)
-                else:
-                    rig.skin(pose, method, out=out[i], dqs_scale=dqs_scale)
-    return first, out, nrm
+def _skin_frames(job, first, end, positions, normals):
+    """Frames [first, end) skinned into positions[i] and normals[i] (None: none), i from 0."""
+    with Gltf(job["path"], any_path=job["any_path"]) as gltf, _bind(gltf, job) as rig, rig.pose() as pose:
+        for i in range(end - first):
+            t = job["start"] + numpy.float32((first + i) / numpy.float64(job["fps"]))  # float32, as the command's
+            gltf.pose(pose, job["primitive"], job["animation"], float(t))
+            rig.skin(pose, job["method"], out=positions[i], normals=None if normals is None else normals[i],
+                     dqs_scale=job["dqs_scale"], threads=job["threads"])
 
 
-def _results(tasks, client):
-    """Each task's result, as it comes: here, or on the client's workers, a few in flight."""
+def _npy_task(job, first, end):
+    """Frames [first, end): (first, positions (n, v, 3), normals (n, v, 3) or None)."""
+    shape = (end - first, job["vertices"], 3)
+    p = numpy.empty(shape, numpy.float32)
+    n = numpy.empty(shape, numpy.float32) if job["normals"] else None
+    _skin_frames(job, first, end, p, n)
+    return first, p, n
+
+
+def _chunk_files(job, out, c):
+    return [os.path.join(out, a, f"{c}.0.0") for a in _arrays(job)]
+
+
+def _whole(job, out, c, chunk):
+    """A chunk's files are whole: each is renamed into place whole, so a file there of a whole
+    chunk's size is one."""
+    size = chunk * job["vertices"] * 12
+    for name in _chunk_files(job, out, c):
+        try:
+            if os.stat(name).st_size != size:
+                return False
+        except FileNotFoundError:
+            return False
+    return True
+
+
+def _zarr_task(job, out, c, chunk):
+    """Chunk c's files written (the frames past the bake's end zeros, Zarr's fill value), each under
+    a temporary name and renamed whole; a chunk already whole is left as it is. (c, made)."""
+    if _whole(job, out, c, chunk):
+        return c, False
+    first = job["first"] + c * chunk
+    end = min(first + chunk, job["end"])
+    arrays = [numpy.zeros((chunk, job["vertices"], 3), numpy.float32) for _ in _arrays(job)]
+    _skin_frames(job, first, end, arrays[0], arrays[1] if job["normals"] else None)
+    for a, name in zip(arrays, _chunk_files(job, out, c)):
+        tmp = f"{name}.tmp{os.getpid()}"
+        try:
+            with open(tmp, "wb") as f:
+                a.tofile(f)
+            os.replace(tmp, name)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return c, True
+
+
+def _arrays(job):
+    return ["positions", "normals"] if job["normals"] else ["positions"]
+
+
+class _Progress:
+    """A bar on standard error where it is a terminal; nothing otherwise."""
+
+    def __init__(self, total, shown):
+        self.total, self.done = total, 0
+        self.shown = shown and sys.stderr.isatty()
+
+    def add(self, frames):
+        self.done += frames
+        if self.shown:
+            filled = self.done * 40 // max(self.total, 1)
+            sys.stderr.write(f"\rbake [{'#' * filled}{' ' * (40 - filled)}] {self.done}/{self.total} frames")
+            sys.stderr.write("\n" if self.done >= self.total else "")
+            sys.stderr.flush()
+
+
+def _run(tasks, client, task, window=None):
+    """Each task's result as it comes: here, or on the client's workers (`window` at most in
+    flight, None: all). A task that fails cancels the rest and raises its error."""
     if client is None:
-        for task in tasks:
-            yield _bake_range(*task)
+        for t in tasks:
+            yield task(*t)
         return
     from distributed import as_completed  # only a caller who gives a client needs Dask
-    window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
-    pending = as_completed()
     todo = iter(tasks)
-    for task in todo:
-        pending.add(client.submit(_bake_range, *task, pure=False))
-        if pending.count() >= window:
-            break
-    for future in pending:
-        yield future.result()
-        future.release()
-        for task in todo:  # one more in for each one out
-            pending.add(client.submit(_bake_range, *task, pure=False))
-            break
-
-
-def _manifest(path, primitive, animation, name, start, fps, first, end, vertices, method, normals):
-    return {"skn": version(), "file": os.fsdecode(path), "primitive": primitive,
-            "animation": None if animation is None else {"index": animation, "name": name,
-                                                          "start": float(f"{float(start):.9g}")},  # as bake.c prints it
-            "fps": float(f"{float(fps):.9g}"), "frames": [first, end], "vertex_count": vertices, "method": method, "format": "npy",
-            "arrays": {"positions": "positions.npy", **({"normals": "normals.npy"} if normals else {})},
-            "shape": [end - first, vertices, 3], "dtype": "float32"}
-
-
-def bake(path, out, *, primitive=0, animation=0, fps=30.0, frames=None, method="lbs", dqs_scale="polar", blend=0.5,
-         format="npy", chunk=64, client=None, overwrite=False, any_path=False):
-    """Bakes `path`'s primitive's animation (index, name, or None for the nodes' own transforms) at
-    `fps` over `frames` = (A, B) — frames A to B - 1, frame k at k / fps seconds after the
-    animation's first key; the whole animation by default — into the folder `out`, as `skn bake`
-    does (format "npy"); method, dqs_scale and blend (BLEND's b for every vertex) as there. chunk:
-    frames a task; client: a Dask distributed.Client to run the tasks on (None: here). Returns the
-    manifest (a dict)."""
-    if format != "npy":
-        raise Unsupported("SKN_ERR_UNSUPPORTED", f"format {format!r}: skn.bake writes npy")
-    fps = numpy.float32(_args.real(fps, "fps"))  # as the command reads it
-    if not (fps > 0 and math.isfinite(fps)):
-        raise _args.bad(f"fps is {fps}; it must be above 0")
-    blend = _args.real(blend, "blend")
-    _args.name(dqs_scale, _abi.DQS_SCALES, "dqs_scale")
-    chunk = _args.count(chunk, "chunk")
-    if chunk < 1:
-        raise _args.bad("chunk is 0; a task bakes at least one frame")
-    _args.name(method, _abi.METHODS, "method")
-    with Gltf(path, any_path=any_path) as gltf:
-        primitive = gltf._primitive_index(primitive)
-        animation, start, first, end = _plan(gltf, animation, fps, frames)
-        name = "" if animation is None else gltf.animations[animation]["name"]
-        vertices = gltf.primitives[primitive]["vertex_count"]
-        with _bind(gltf, primitive, method, blend) as rig:  # what the tasks will bind, checked here first
-            normals = rig.has_normals
-    os.makedirs(out, exist_ok=True)
-    names = [os.path.join(out, n) for n in ("positions.npy", "normals.npy", "manifest.json")]
-    if os.path.exists(names[2]) and not overwrite:
-        raise FileExistsError(f"{out} holds a bake ({names[2]}); overwrite=True replaces it")
-    tmp = [f"{n}.tmp{os.getpid()}" for n in names]
-    if os.path.exists(names[2]):
-        os.unlink(names[2])  # the folder holds no whole bake until the new one is
-    shape = (end - first, vertices, 3)
-    arrays = [numpy.lib.format.open_memmap(tmp[k], mode="w+", dtype=numpy.float32, shape=shape)
-              for k in range(1 + normals)]
+    futures = [client.submit(task, *t, pure=False) for t in (todo if window is None else _take(todo, window))]
+    pending = as_completed(futures)
     try:
-        tasks = [(path, any_path, primitive, animation, start, fps, method, dqs_scale, blend, a, min(a + chunk, end))
-                 for a in range(first, end, chunk)]
-        for a, p, n in _results(tasks, client):
+        for future in pending:
+            result = future.result()
+            future.release()
+            for t in todo:  # one more in for each one out
+                futures.append(client.submit(task, *t, pure=False))
+                pending.add(futures[-1])
+                break
+            yield result
+    except BaseException:
+        client.cancel(futures)
+        raise
+
+
+def _take(iterator, n):
+    for _, item in zip(range(n), iterator):
+        yield item
+
+
+def _write_text(path, text):
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _bake_npy(job, out, chunk, client, progress):
+    names = [os.path.join(out, n) for n in ("positions.npy", "normals.npy")]
+    tmp = [f"{n}.tmp{os.getpid()}" for n in names]
+    first, end = job["first"], job["end"]
+    shape = (end - first, job["vertices"], 3)
+    arrays = [numpy.lib.format.open_memmap(tmp[k], mode="w+", dtype=numpy.float32, shape=shape)
+              for k in range(1 + job["normals"])]
+    try:
+        tasks = [(job, a, min(a + chunk, end)) for a in range(first, end, chunk)]
+        window = None if client is None else 2 * max(1, len(client.scheduler_info().get("workers", {})))
+        for a, p, n in _run(tasks, client, _npy_task, window):
             arrays[0][a - first:a - first + len(p)] = p
-            if normals:
+            if n is not None:
                 arrays[1][a - first:a - first + len(n)] = n
+            progress.add(len(p))
         for a in arrays:
             a.flush()
         del arrays[:]
-        manifest = _manifest(path, primitive, animation, name, start, fps, first, end, vertices, method, normals)
-        with open(tmp[2], "w") as f:
-            json.dump(manifest, f, indent=2)
-        for k in range(3):
-            if k != 1 or normals:
-                os.replace(tmp[k], names[k])
-        if not normals and os.path.exists(names[1]):
+        for k in range(1 + job["normals"]):
+            os.replace(tmp[k], names[k])
+        if not job["normals"] and os.path.exists(names[1]):
             os.unlink(names[1])  # an older bake's
-        return manifest
     finally:
         del arrays[:]
         for t in tmp:
             if os.path.exists(t):
                 os.unlink(t)
+    return {"arrays": {a: f"{a}.npy" for a in _arrays(job)}}, 0
+
+
+def _zarr_metadata(job, out, chunk):
+    _write_text(os.path.join(out, ".zgroup"), '{\n  "zarr_format": 2\n}\n')
+    for a in _arrays(job):
+        os.makedirs(os.path.join(out, a), exist_ok=True)
+        _write_text(os.path.join(out, a, ".zarray"),
+                    f'{{\n  "zarr_format": 2,\n  "shape": [{job["end"] - job["first"]}, {job["vertices"]}, 3],\n'
+                    f'  "chunks": [{chunk}, {job["vertices"]}, 3],\n  "dtype": "<f4",\n  "compressor": null,\n'
+                    '  "fill_value": 0.0,\n  "order": "C",\n  "filters": null\n}\n')
+
+
+def _clear_chunks(out, names):
+    """An earlier bake's chunk files and any task's temporary files, gone (`names`: the arrays)."""
+    for a in names:
+        folder = os.path.join(out, a)
+        for f in os.listdir(folder) if os.path.isdir(folder) else ():
+            if f != ".zarray":
+                os.unlink(os.path.join(folder, f))
+
+
+def _bake_zarr(job, out, chunk, client, progress, overwrite):
+    frames = job["end"] - job["first"]
+    chunks = (frames + chunk - 1) // chunk
+    fingerprint = json.dumps({"skn.bake": version(), "chunk": chunk,
+                              **{k: v for k, v in job.items() if k not in ("threads", "any_path")}}, default=float) + "\n"
+    marker = os.path.join(out, ".skn-progress")
+    try:
+        with open(marker) as f:
+            resume = not overwrite and f.read() == fingerprint
+    except FileNotFoundError:
+        resume = False
+    if not resume:
+        _clear_chunks(out, ("positions", "normals"))
+    _zarr_metadata(job, out, chunk)
+    if not resume:
+        _write_text(marker, fingerprint)
+    todo = [c for c in range(chunks) if not (resume and _whole(job, out, c, chunk))]
+    progress.add(frames - sum(min(chunk, frames - c * chunk) for c in todo))
+    for c, _ in _run([(job, out, c, chunk) for c in todo], client, _zarr_task):
+        progress.add(min(chunk, frames - c * chunk))
+    missing = [c for c in range(chunks) if not _whole(job, out, c, chunk)]
+    if missing:  # a task that said it wrote a chunk that is not there: a disk or a cluster not sharing OUT
+        raise OSError(f"{out}: chunks {missing[:8]} are not whole after every task finished; "
+                      "do the workers see the same OUT?")
+    _clear_chunks_tmp(out, _arrays(job))
+    if not job["normals"] and os.path.isdir(os.path.join(out, "normals")):
+        _clear_chunks(out, ("normals",))
+        os.unlink(os.path.join(out, "normals", ".zarray"))
+        os.rmdir(os.path.join(out, "normals"))  # an older bake's
+    return {"arrays": {a: a for a in _arrays(job)}, "chunks": [chunk, job["vertices"], 3]}, chunks - len(todo)
+
+
+def _clear_chunks_tmp(out, names):
+    for a in names:
+        for f in os.listdir(os.path.join(out, a)):
+            if ".tmp" in f:  # a killed worker's
+                os.unlink(os.path.join(out, a, f))
+
+
+def _manifest(job, name, fmt, written):
+    """The manifest, its keys in the command's order (bake.c)."""
+    animation = None if job["animation"] is None else {"index": job["animation"], "name": name,
+                                                        "start": float(f"{float(job['start']):.9g}")}
+    m = {"skn": version(), "file": os.fsdecode(job["path"]), "primitive": job["primitive"], "animation": animation,
+         "fps": float(f"{float(job['fps']):.9g}"), "frames": [job["first"], job["end"]],
+         "vertex_count": job["vertices"], "method": job["method"], "format": fmt, "arrays": written["arrays"],
+         "shape": [job["end"] - job["first"], job["vertices"], 3]}
+    if "chunks" in written:
+        m["chunks"] = written["chunks"]
+    m["dtype"] = "float32"
+    return m
+
+
+def bake(path, out, *, primitive=0, animation=0, fps=30.0, frames=None, method="lbs", dqs_scale="polar", blend=0.5,
+         format="npy", chunk=64, client=None, overwrite=False, any_path=False, threads=None, progress=False):
+    """Bakes `path`'s primitive's animation (index, name, or None for the nodes' own transforms) at
+    `fps` over `frames` = (A, B) — frames A to B - 1, frame k at k / fps seconds after the
+    animation's first key; the whole animation by default — into the folder `out`, as `skn bake`
+    does; method, dqs_scale and blend (BLEND's b for every vertex) as there. format: "npy" or
+    "zarr". chunk: frames a task (and Zarr's chunk); client: a Dask distributed.Client to run the
+    tasks on (None: here); threads: skn_skin's threads a call (None: 1 with a client, else all
+    cores); progress: a bar on standard error, where it is a terminal. Returns the manifest (a
+    dict)."""
+    return _bake(path, out, primitive=primitive, animation=animation, fps=fps, frames=frames, method=method,
+                 dqs_scale=dqs_scale, blend=blend, format=format, chunk=chunk, client=client, overwrite=overwrite,
+                 any_path=any_path, threads=threads, progress=progress)[0]
+
+
+def _bake(path, out, *, primitive, animation, fps, frames, method, dqs_scale, blend, format, chunk, client, overwrite,
+          any_path, threads, progress):
+    """bake's work: (the manifest, the Zarr chunks kept from an unfinished run)."""
+    if format not in FORMATS:
+        raise Unsupported("SKN_ERR_UNSUPPORTED", f"format {format!r}: skn.bake writes npy and zarr "
+                          "(the textures, vat-png, vat-exr and bone-vat, are the skn command's)")
+    fps = numpy.float32(_args.real(fps, "fps"))  # as the command reads it
+    if not (fps > 0 and math.isfinite(fps)):
+        raise _args.bad(f"fps is {fps}; it must be above 0")
+    _args.name(dqs_scale, _abi.DQS_SCALES, "dqs_scale")
+    chunk = _args.count(chunk, "chunk")
+    if chunk < 1:
+        raise _args.bad("chunk is 0; a task bakes at least one frame")
+    _args.name(method, _abi.METHODS, "method")
+    threads = (1 if client is not None else 0) if threads is None else _args.count(threads, "threads")
+    job = {"path": os.fsdecode(path), "any_path": bool(any_path), "method": method, "dqs_scale": dqs_scale, "threads": threads,
+           "blend": _args.real(blend, "blend"), "fps": fps}
+    with Gltf(path, any_path=any_path) as gltf:
+        job["primitive"] = gltf._primitive_index(primitive)
+        job["animation"], job["start"], job["first"], job["end"] = _plan(gltf, animation, fps, frames)
+        name = "" if job["animation"] is None else gltf.animations[job["animation"]]["name"]
+        job["vertices"] = gltf.primitives[job["primitive"]]["vertex_count"]
+        with _bind(gltf, job) as rig:  # what the tasks will bind, checked here first
+            job["normals"] = rig.has_normals
+    os.makedirs(out, exist_ok=True)
+    manifest = os.path.join(out, "manifest.json")
+    if os.path.exists(manifest) and not overwrite:
+        raise FileExistsError(f"{out} holds a bake ({manifest}); overwrite=True replaces it")
+    if os.path.exists(manifest):
+        os.unlink(manifest)  # the folder holds no whole bake until the new one is
+    bar = _Progress(job["end"] - job["first"], progress)
+    if format == "zarr":
+        written, kept = _bake_zarr(job, out, chunk, client, bar, overwrite)
+    else:
+        written, kept = _bake_npy(job, out, chunk, client, bar)
+    m = _manifest(job, name, format, written)
+    _write_text(manifest, json.dumps(m, indent=2) + "\n")
+    return m, kept
+
+
+def _client(address, workers):
+    """A Dask client: of a LocalCluster on this machine's loopback ("local": a worker a core, each
+    skinning on one thread), or of the scheduler at `address`. (client, cluster or None)."""
+    import logging
+    from distributed import Client, LocalCluster
+    if address != "local":
+        return Client(address, timeout="30s"), None
+    cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                           host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
+    return Client(cluster, timeout="30s"), cluster
+
+
+def _arguments(argv):
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            sys.stderr.write(f"skn: bake: {message}\n")
+            sys.exit(2)
+
+    p = Parser(prog="skn bake", description="skn bake on Dask: the command's form (skn bake --help), "
+               "formats npy and zarr; every task writes its own chunk.")
+    p.add_argument("file")
+    p.add_argument("--primitive", type=int, default=0)
+    p.add_argument("--animation", default=None)
+    p.add_argument("--fps", type=float, default=30.0)
+    p.add_argument("--frames", default=None)
+    p.add_argument("--method", default="lbs")
+    p.add_argument("--dqs-scale", default="polar", choices=("polar", "keep-y"))
+    p.add_argument("--blend", type=float, default=0.5)
+    p.add_argument("--format", required=True)
+    p.add_argument("--chunk", type=int, default=64)
+    p.add_argument("-o", dest="out", required=True)
+    p.add_argument("--dask", default=None, metavar="ADDRESS|local")
+    p.add_argument("--workers", type=int, default=0)
+    p.add_argument("--overwrite", action="store_true")
+    p.add_argument("--any-path", action="store_true")
+    for only_here in ("--layout", "--weights", "--vat-width"):
+        p.add_argument(only_here, default=None)
+    p.add_argument("--exr-float", action="store_true")
+    a = p.parse_args(argv)
+    for name in ("layout", "weights", "vat_width", "exr_float"):
+        if getattr(a, name):
+            p.error(f"--{name.replace('_', '-')} is the command's alone; bake without --dask")
+    if a.format not in FORMATS:
+        p.error(f"--format {a.format} with --dask: tasks write npy and zarr (each a chunk of frames); "
+                "vat-png, vat-exr and bone-vat are one texture a bake: bake them without --dask")
+    if a.frames is not None:
+        first, _, end = a.frames.partition(":")
+        if not (first.isdigit() and end.isdigit()):
+            p.error(f"--frames {a.frames} is a range A:B")
+        a.frames = (int(first), int(end))
+    if a.animation is not None:
+        a.animation = None if a.animation == "none" else int(a.animation) if a.animation.isdigit() else a.animation
+    else:
+        a.animation = 0
+    return a
+
+
+def main(argv=None):
+    """`skn bake ... --dask ADDRESS|local`: the command hands its arguments here."""
+    a = _arguments(sys.argv[1:] if argv is None else argv)
+    from . import Error, InvalidArgument
+    client = cluster = None
+    try:
+        if a.dask:
+            client, cluster = _client(a.dask, a.workers)
+        m, kept = _bake(a.file, a.out, primitive=a.primitive, animation=a.animation, fps=a.fps, frames=a.frames,
+                        method=a.method, dqs_scale=a.dqs_scale, blend=a.blend, format=a.format, chunk=a.chunk,
+                        client=client, overwrite=a.overwrite, any_path=a.any_path, threads=None, progress=True)
+        if kept:
+            chunks = (m["frames"][1] - m["frames"][0] + a.chunk - 1) // a.chunk
+            sys.stderr.write(f"skn: bake: resumed: {kept} of {chunks} chunks were whole and kept\n")
+        return 0
+    except ImportError as e:
+        sys.stderr.write(f"skn: bake: --dask needs Dask distributed (Debian's python3-distributed) in "
+                         f"{sys.executable}: {e}\n")
+        return 1
+    except (Error, OSError, ValueError) as e:
+        sys.stderr.write(f"skn: bake: {e.message if isinstance(e, Error) else e}\n")
+        return 2 if isinstance(e, InvalidArgument) else 1
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()

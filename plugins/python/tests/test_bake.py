@@ -1,12 +1,19 @@
 """skn.bake: every row the mesh skn_skin gives at that frame's time, bit for bit; the same
 bake however the frames are cut into tasks, here or on a Dask cluster this test starts on
-loopback and stops; `skn bake`'s files (build/bin/skn, where it is built); a bake replaced
-only with overwrite=True; bad requests refused."""
+loopback and stops, npy and zarr; `skn bake`'s files (build/bin/skn, where it is built), Zarr's
+chunk files byte for byte; a bake replaced only with overwrite=True; bad requests refused; a
+bake killed with SIGKILL (the command's and Python's) leaves no manifest, and its rerun keeps
+the chunks already whole and makes the rest; a Dask worker killed with SIGKILL mid-bake, and
+the bake still ends whole and equal."""
 import json
 import os
-import shutil
+import signal
 import subprocess
+import shutil
+import sys
 import tempfile
+import threading
+import time
 import unittest
 
 import numpy
@@ -92,12 +99,123 @@ class Bake(unittest.TestCase):
         out = os.path.join(self.dir, "bad")
         for kwargs, error, message in (({"frames": (5, 2)}, skn.InvalidArgument, "need A < B"),
                                        ({"fps": 0}, skn.InvalidArgument, "above 0"),
-                                       ({"format": "zarr"}, skn.Unsupported, "writes npy"),
+                                       ({"format": "vat-exr"}, skn.Unsupported, "writes npy and zarr"),
+                                       ({"frames": (3, 30), "animation": "Walk", "fps": 10}, skn.IndexOutOfRange,
+                                        r"frames 3:30: animation 1 \(Walk\) has frames 0 to 7 at 10 fps"),
+                                       ({"frames": (0, 2), "animation": None}, skn.IndexOutOfRange,
+                                        "no animation has frames 0 to 0"),
                                        ({"animation": 7}, skn.IndexOutOfRange, "3 animations"),
                                        ({"method": "nope"}, skn.InvalidArgument, "method")):
             with self.assertRaisesRegex(error, message):
                 skn.bake(FOX, out, **kwargs)
             self.assertFalse(os.path.exists(os.path.join(out, "manifest.json")))
+
+
+def chunks_of(out):
+    """{array/chunk file: its stat} of the whole chunk files a Zarr bake holds."""
+    found = {}
+    for a in ("positions", "normals"):
+        folder = os.path.join(out, a)
+        for f in os.listdir(folder) if os.path.isdir(folder) else ():
+            if f.endswith(".0.0"):
+                found[f"{a}/{f}"] = os.stat(os.path.join(folder, f))
+    return found
+
+
+def stop_mid_bake(proc, out, chunks):
+    """SIGSTOP to `proc` once `chunks` chunk files are in out/positions, then SIGKILL: True where
+    it was stopped before it wrote its manifest (False: it finished first, or never got there)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len(chunks_of(out)) >= chunks:
+            os.kill(proc.pid, signal.SIGSTOP)
+            finished = os.path.exists(os.path.join(out, "manifest.json"))
+            proc.kill()
+            proc.wait()
+            return not finished
+        time.sleep(0.001)
+    proc.kill()
+    proc.wait()
+    return False
+
+
+class Zarr(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_the_npy_bake_chunked_and_the_command_s_files(self):
+        import zarr
+        z, n, c = (os.path.join(self.dir, d) for d in ("z", "n", "c"))
+        m = skn.bake(CESIUM, z, fps=30, frames=(3, 40), method="dqs", format="zarr", chunk=5)
+        skn.bake(CESIUM, n, fps=30, frames=(3, 40), method="dqs")
+        g = zarr.open(z, mode="r")
+        for name in ("positions", "normals"):
+            self.assertEqual((g[name].shape, g[name].chunks), ((37, 3273, 3), (5, 3273, 3)))
+            self.assertTrue((g[name][:] == numpy.load(os.path.join(n, f"{name}.npy"))).all(), name)
+        self.assertEqual(m, load_json(os.path.join(z, "manifest.json")))
+        self.assertEqual((m["format"], m["chunks"], m["arrays"]),
+                         ("zarr", [5, 3273, 3], {"positions": "positions", "normals": "normals"}))
+        if not os.path.exists(SKN):
+            return
+        subprocess.run([SKN, "bake", CESIUM, "--fps", "30", "--frames", "3:40", "--method", "dqs", "--format", "zarr",
+                        "--chunk", "5", "-o", c], check=True, capture_output=True)
+        files = sorted(chunks_of(z)) + [".zgroup", "positions/.zarray", "normals/.zarray"]
+        self.assertEqual(sorted(chunks_of(c)), sorted(chunks_of(z)))
+        for f in files:
+            with open(os.path.join(z, f), "rb") as a, open(os.path.join(c, f), "rb") as b:
+                self.assertEqual(a.read(), b.read(), f)
+        self.assertEqual(m, load_json(os.path.join(c, "manifest.json")))
+
+    def test_a_full_disk_is_an_error_and_leaves_no_manifest(self):
+        out = os.path.join(self.dir, "full")
+        os.makedirs(out)
+        os.symlink("/dev/full", os.path.join(out, f".zgroup.tmp{os.getpid()}"))  # the group's temporary name
+        with self.assertRaisesRegex(OSError, "No space left on device"):
+            skn.bake(FOX, out, frames=(0, 3), format="zarr")
+        self.assertFalse(os.path.exists(os.path.join(out, "manifest.json")))
+        self.assertFalse(os.path.lexists(os.path.join(out, f".zgroup.tmp{os.getpid()}")))
+
+    def killed_and_rerun(self, command):
+        """`command` (Python's or the skn command's form) bakes CesiumMan to zarr, is killed with
+        SIGKILL once 2 chunks (5 chunk files) are written, and run again: it keeps those, makes the rest, and the
+        arrays are the npy bake's."""
+        out = os.path.join(self.dir, "killed")
+        for fps in (600, 2400, 9600):  # a bake long enough to be caught in the middle
+            shutil.rmtree(out, ignore_errors=True)
+            args = command + [CESIUM, "--fps", str(fps), "--method", "dqs", "--format", "zarr", "--chunk", "8", "-o", out]
+            if stop_mid_bake(subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), out, 5):
+                break
+        else:
+            self.fail("every bake finished before it could be killed")
+        self.assertFalse(os.path.exists(os.path.join(out, "manifest.json")))
+        before = chunks_of(out)
+        chunks = len(range(0, load_json(os.path.join(out, "positions", ".zarray"))["shape"][0], 8))
+        kept = [c for c in range(chunks) if all(before.get(f"{a}/{c}.0.0") and before[f"{a}/{c}.0.0"].st_size == 8 * 3273 * 12
+                                                for a in ("positions", "normals"))]
+        self.assertTrue(2 <= len(kept) < chunks, (kept, chunks))
+        rerun = subprocess.run(args, check=True, capture_output=True, text=True)
+        self.assertIn(f"resumed: {len(kept)} of {chunks} chunks were whole and kept", rerun.stderr)
+        after = chunks_of(out)
+        self.assertEqual(len(after), 2 * chunks)
+        for f in (f"{a}/{c}.0.0" for c in kept for a in ("positions", "normals")):  # not written again
+            self.assertEqual((after[f].st_ino, after[f].st_mtime_ns), (before[f].st_ino, before[f].st_mtime_ns), f)
+        self.assertEqual([f for a in ("positions", "normals") for f in os.listdir(os.path.join(out, a)) if ".tmp" in f], [])
+        import zarr
+        here = skn.bake(CESIUM, os.path.join(self.dir, "here"), fps=fps, method="dqs")
+        g = zarr.open(out, mode="r")
+        for name in ("positions", "normals"):
+            self.assertTrue((g[name][:] == numpy.load(os.path.join(self.dir, "here", f"{name}.npy"))).all(), name)
+        self.assertEqual(load_json(os.path.join(out, "manifest.json"))["frames"], here["frames"])
+
+    def test_python_killed_and_rerun(self):
+        self.killed_and_rerun([sys.executable, "-m", "skn", "bake"])
+
+    @unittest.skipUnless(os.path.exists(SKN), "the skn command is not built")
+    def test_the_command_killed_and_rerun(self):
+        self.killed_and_rerun([SKN, "bake"])
 
 
 @unittest.skipIf(UNDER_ASAN, "the plain run has it: Dask's worker processes under ASan's preload take minutes")
@@ -116,6 +234,44 @@ class BakeOnDask(unittest.TestCase):
             for name in ("positions.npy", "normals.npy"):
                 a, b = (numpy.load(os.path.join(tmp, d, name)) for d in ("dask", "here"))
                 self.assertTrue((a == b).all(), name)
+        finally:
+            shutil.rmtree(tmp)
+
+
+    def test_a_worker_killed_mid_bake(self):
+        """Each task writes its own chunk; a worker killed with SIGKILL while the bake runs loses
+        its tasks, which the scheduler runs again elsewhere: the bake ends whole, equal to one
+        baked here."""
+        import zarr
+        from distributed import Client, LocalCluster
+        tmp = tempfile.mkdtemp()
+        out, result = os.path.join(tmp, "dask"), {}
+
+        def run(client):
+            try:
+                result["manifest"] = skn.bake(CESIUM, out, fps=600, method="dqs", format="zarr", chunk=4, client=client)
+            except BaseException as e:  # noqa: B902 (handed to the test's thread)
+                result["error"] = e
+        try:
+            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                              dashboard_address=None, worker_dashboard_address=None, silence_logs=50) as cluster, \
+                    Client(cluster, timeout=60) as client:
+                pids = sorted(client.run(os.getpid).values())
+                baker = threading.Thread(target=run, args=(client,))
+                baker.start()
+                deadline = time.monotonic() + 120
+                while len(chunks_of(out)) < 6 and baker.is_alive() and time.monotonic() < deadline:
+                    time.sleep(0.001)
+                killed_before_end = not os.path.exists(os.path.join(out, "manifest.json")) and baker.is_alive()
+                os.kill(pids[0], signal.SIGKILL)
+                baker.join(180)
+            self.assertTrue(killed_before_end, "the bake ended before the worker was killed")
+            self.assertNotIn("error", result)
+            here = skn.bake(CESIUM, os.path.join(tmp, "here"), fps=600, method="dqs")
+            self.assertEqual(result["manifest"]["frames"], here["frames"])
+            g = zarr.open(out, mode="r")
+            for name in ("positions", "normals"):
+                self.assertTrue((g[name][:] == numpy.load(os.path.join(tmp, "here", f"{name}.npy"))).all(), name)
         finally:
             shutil.rmtree(tmp)
 
