@@ -5,8 +5,9 @@
  * default. --format npy writes OUT/positions.npy and OUT/normals.npy (where
  * the primitive has normals), float32 of shape (frames, vertices, 3), row i
  * frame A + i (NumPy's format 1.0: a magic, a header dict, the data in C
- * order), then OUT/manifest.json. Memory is one frame: each is skinned and
- * appended. --format vat-png writes vertex animation textures (below).
+ * order), then OUT/manifest.json. Memory is a few frames: each is skinned
+ * and handed to a writer thread (frame_writer.c), which appends it while
+ * the next is skinned. --format vat-png writes vertex animation textures (below).
  * The files are written under temporary names and renamed when whole, the
  * manifest last, so that a folder with a manifest holds a whole bake; a
  * folder that holds one is replaced only with --overwrite. */
@@ -129,21 +130,26 @@ static void progress(uint32_t done, uint32_t total) {
   if (done == total) fputc('\n', stderr);
 }
 
-/* Every frame skinned and appended to the temporary arrays. */
+/* Every frame skinned and appended to the temporary arrays, the writing on
+ * frame_writer's thread. */
 static int write_frames(bake *b, FILE *const files[2]) {
   uint32_t n = b->m.info.vertex_count, frames = b->end - b->first;
-  float *p = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12);
-  int rc = p && nrm ? EXIT_OK : fail_input("bake: out of memory");
+  frame_writer *w = frame_writer_start((size_t)n * 3);
+  int rc = w ? EXIT_OK : fail_input("bake: out of memory");
   for (int k = 0; !rc && k < 1 + b->normals; ++k)
     if (!write_npy_header(files[k], frames, n)) rc = fail_write(b);
   for (uint32_t i = 0; !rc && i < frames; ++i) {
+    float *const *slot = frame_writer_slot(w);
+    if (!slot) {
+      rc = fail_write(b);
+      break;
+    }
     float t = b->start + (float)((double)(b->first + i) / b->fps);
-    rc = posed_mesh_skin(&b->m, t, b->o->methods[0], b->o->dqs_scale, p, nrm);
-    if (!rc && fwrite(p, 12, n, files[0]) != n) rc = fail_write(b);
-    if (!rc && b->normals && fwrite(nrm, 12, n, files[1]) != n) rc = fail_write(b);
+    rc = posed_mesh_skin(&b->m, t, b->o->methods[0], b->o->dqs_scale, slot[0], slot[1]);
+    if (!rc) frame_writer_push(w, files[0], b->normals ? files[1] : NULL);
     progress(i + 1, frames);
   }
-  free(p), free(nrm);
+  if (!frame_writer_stop(w) && !rc) rc = fail_write(b);
   return rc;
 }
 
@@ -225,7 +231,7 @@ static int resuming(const bake *b, const char *print, const char *path) {
   return !strcmp(was, print);
 }
 
-static int write_zarr_chunk(bake *b, uint32_t c, uint32_t chunk, float *p, float *nrm) {
+static int write_zarr_chunk(bake *b, frame_writer *w, uint32_t c, uint32_t chunk) {
   uint32_t n = b->m.info.vertex_count, frames = b->end - b->first;
   char final[2][4200], tmp[2][4300];
   FILE *f[2] = {NULL, NULL};
@@ -237,11 +243,17 @@ static int write_zarr_chunk(bake *b, uint32_t c, uint32_t chunk, float *p, float
     if (!rc && !(f[k] = fopen(tmp[k], "wb"))) rc = fail_write(b);
   }
   for (uint32_t i = c * chunk; !rc && i < (c + 1) * chunk; ++i) {
-    if (i < frames) rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
-    else memset(p, 0, (size_t)n * 12), memset(nrm, 0, (size_t)n * 12); /* the edge chunk's fill */
-    if (!rc && (fwrite(p, 12, n, f[0]) != n || (f[1] && fwrite(nrm, 12, n, f[1]) != n))) rc = fail_write(b);
+    float *const *slot = frame_writer_slot(w);
+    if (!slot) {
+      rc = fail_write(b);
+      break;
+    }
+    if (i < frames) rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, slot[0], slot[1]);
+    else memset(slot[0], 0, (size_t)n * 12), memset(slot[1], 0, (size_t)n * 12); /* the edge chunk's fill */
+    if (!rc) frame_writer_push(w, f[0], f[1]);
     if (i < frames) progress(i + 1, frames);
   }
+  if (!frame_writer_drain(w) && !rc) rc = fail_write(b); /* the chunk's frames are in its files */
   for (int k = 0; k < 2; ++k) {
     if (f[k] && fclose(f[k]) && !rc) rc = fail_write(b);
     if (f[k] && !rc && rename(tmp[k], final[k])) rc = fail_write(b);
@@ -273,8 +285,8 @@ static int write_zarr(bake *b) {
   fingerprint(b, chunk, print, sizeof print);
   snprintf(progress_path, sizeof progress_path, "%s/.skn-progress", b->o->out);
   int resume = resuming(b, print, progress_path);
-  float *p = malloc((size_t)n * 12), *nrm = malloc((size_t)n * 12);
-  int rc = p && nrm ? EXIT_OK : fail_input("bake: out of memory");
+  frame_writer *w = frame_writer_start((size_t)n * 3);
+  int rc = w ? EXIT_OK : fail_input("bake: out of memory");
   if (!rc && !resume) clear_chunks(b, 0);
   if (!rc && !zarr_arrays(b, chunk)) rc = fail_write(b);
   if (!rc && !resume && !write_text(progress_path, print)) rc = fail_write(b);
@@ -283,11 +295,11 @@ static int write_zarr(bake *b) {
       ++kept;
       continue;
     }
-    rc = write_zarr_chunk(b, c, chunk, p, nrm);
+    rc = write_zarr_chunk(b, w, c, chunk);
   }
   if (!rc && resume) clear_chunks(b, 1);
   if (!rc && kept) fprintf(stderr, "skn: bake: resumed: %u of %u chunks were whole and kept\n", kept, chunks);
-  free(p), free(nrm);
+  frame_writer_stop(w);
   return rc;
 }
 

@@ -103,6 +103,14 @@ typedef struct exr_rgb exr_rgb;
 exr_rgb *exr_rgb_open(const char *path, uint32_t width, uint32_t height, int half, int channels);
 int exr_rgb_row(exr_rgb *e, const float *rgb);
 int exr_rgb_close(exr_rgb *e);
+/* frame_writer.c: skn bake's frames (positions and normals, `values` floats each) written on a
+ * thread of their own; NULL, or 0, on failure, with errno the failed write's. */
+typedef struct frame_writer frame_writer;
+frame_writer *frame_writer_start(size_t values);
+float *const *frame_writer_slot(frame_writer *w);
+void frame_writer_push(frame_writer *w, FILE *positions, FILE *normals);
+int frame_writer_drain(frame_writer *w);
+int frame_writer_stop(frame_writer *w);
 void draw_text(unsigned char *rgb, int width, int height, int x, int y, int scale, const char *text,
                const unsigned char color[3]);
 
