@@ -7,7 +7,8 @@ character of 10,240 vertices and 20 joints, against skn_skin's own rate in the s
   - `skn bake --format npy` and `--format zarr` of the same frames: frames a second, vertex-frames a
     second, the time over skinning alone plus writing alone, and the command's peak memory
     (getrusage of the child);
-  - skn.bake (Python) on a Dask LocalCluster on loopback, 1 worker against 2 (one thread each).
+  - skn.bake (Python) to zarr on a Dask LocalCluster on loopback, 1 worker against 2 (one thread
+    each), every task writing its own chunk.
 Each figure is the median of ROUNDS runs.
 
   python3 tests/bench/bake_bench.py BUILD [FRAMES] [ROUNDS]
@@ -17,6 +18,7 @@ import json
 import math
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -112,23 +114,28 @@ def write_probe(folder, n, frames):
 
 
 def command(path, fmt, out, frames):
-    """Seconds and the child's peak resident memory (MiB) of one `skn bake`."""
+    """Seconds and the child's peak resident memory (MiB) of one `skn bake`, the last one's files
+    removed first (untimed: replacing 2.5 GB in place times the page cache, not the bake)."""
+    shutil.rmtree(out, ignore_errors=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
     subprocess.run([os.path.join(BUILD, "bin", "skn"), "bake", path, "--fps", str(FPS), "--frames", f"0:{frames}",
-                    "--format", fmt, "--overwrite", "-o", out], check=True, stdout=subprocess.DEVNULL)
+                    "--format", fmt, "-o", out], check=True, stdout=subprocess.DEVNULL)
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return seconds, max(peak, before) / 1024
 
 
 def dask_bake(path, out, frames, workers):
+    """Seconds of skn.bake to zarr (chunks of 64 frames, each task writing its own) on a LocalCluster
+    of `workers` worker processes, a thread each (and skn_skin's threads=1: the workers are the
+    parallelism), the cluster started before the clock."""
     from distributed import Client, LocalCluster
     with LocalCluster(n_workers=workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
-                      processes=True) as cluster, Client(cluster) as client:
+                      processes=True, silence_logs=50) as cluster, Client(cluster) as client:
+        shutil.rmtree(out, ignore_errors=True)
         t0 = time.perf_counter()
-        skn.bake(path, out, animation=0, fps=FPS, frames=(0, frames), chunk=max(frames // 32, 1), client=client,
-                 overwrite=True)
+        skn.bake(path, out, animation=0, fps=FPS, frames=(0, frames), format="zarr", client=client)
         return time.perf_counter() - t0
 
 
