@@ -11,12 +11,10 @@
  * The files are written under temporary names and renamed when whole, the
  * manifest last, so that a folder with a manifest holds a whole bake; a
  * folder that holds one is replaced only with --overwrite. */
-#define _GNU_SOURCE /* dladdr */
 #include "cli.h"
 #include "gltf_edit.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,7 +26,7 @@
 #define DEFAULT_VAT_WIDTH 4096u /* texels a row: within every desktop GPU's texture limit */
 
 enum { POSITIONS, NORMALS, MANIFEST, UV, MESH, FILES };
-enum { NPY, VAT_PNG, VAT_EXR, ZARR, BONE_VAT };
+enum { NPY = BAKE_NPY, VAT_PNG = BAKE_VAT_PNG, VAT_EXR = BAKE_VAT_EXR, ZARR = BAKE_ZARR, BONE_VAT = BAKE_BONE_VAT };
 #define DEFAULT_CHUNK 64u       /* zarr: frames a chunk */
 
 typedef struct bake {
@@ -80,8 +78,8 @@ static int write_npy(const char *path, const char *descr, const char *shape, con
 }
 
 /* The frames to bake: --frames, or every frame of the animation (those at
- * or before its last key; one without an animation); a range past them is
- * refused, as skn.bake refuses it. */
+ * or before its last key; one without an animation); bake_command.c has
+ * refused a range past them, as skn.bake refuses it. */
 static int plan_frames(bake *b) {
   b->fps = b->o->fps > 0 ? b->o->fps : DEFAULT_FPS;
   float duration = 0;
@@ -90,20 +88,16 @@ static int plan_frames(bake *b) {
     if (skn_gltf_animation_info_get(b->m.gltf, b->m.animation, &ai)) return fail_input("bake");
     b->start = ai.start, duration = ai.end - ai.start;
   }
-  uint32_t count = (uint32_t)floor((double)duration * b->fps + 1e-6) + 1;
+  uint32_t count = bake_frame_count(duration, b->fps);
   b->first = b->o->has_range ? b->o->frame_first : 0;
   b->end = b->o->has_range ? b->o->frame_end : count;
-  if (b->end > count) {
-    fprintf(stderr, "skn: bake: --frames %u:%u: ", b->first, b->end);
-    if (b->m.animation == SKN_GLTF_NO_ANIMATION) fprintf(stderr, "without an animation there is one frame, 0\n");
-    else fprintf(stderr, "animation %u (%s) has frames 0 to %u at %g fps\n", b->m.animation, ai.name, count - 1, (double)b->fps);
-    return EXIT_INPUT;
-  }
   return EXIT_OK;
 }
 
+uint32_t bake_frame_count(float seconds, float fps) { return (uint32_t)floor((double)seconds * fps + 1e-6) + 1; }
+
 /* OUT: made, or refused where it holds a bake and --overwrite is not given. */
-static int prepare_folder(bake *b) {
+static int prepare_folder(bake *b, int nested) {
   const char *out = b->o->out;
   /* each format's files in the slots (POSITIONS, NORMALS, MANIFEST, UV, MESH) */
   static const char *const NAMES[5][FILES] = {{"positions.npy", "normals.npy", "manifest.json", "", ""},
@@ -115,7 +109,7 @@ static int prepare_folder(bake *b) {
   if (mkdir(out, 0777) && errno != EEXIST) return fprintf(stderr, "skn: bake: cannot make %s: %s\n", out, strerror(errno)), EXIT_INPUT;
   struct stat st;
   if (stat(out, &st) || !S_ISDIR(st.st_mode)) return fprintf(stderr, "skn: bake: %s is not a folder\n", out), EXIT_INPUT;
-  if (!access(b->path[2], F_OK) && !b->o->overwrite)
+  if (!access(b->path[2], F_OK) && !b->o->overwrite && !nested)
     return fprintf(stderr, "skn: bake: %s holds a bake (%s); --overwrite replaces it\n", out, b->path[2]), EXIT_INPUT;
   return EXIT_OK;
 }
@@ -586,97 +580,28 @@ static int run(bake *b) {
   return rc;
 }
 
-/* ---- --dask: the bake spread over Dask distributed ----
- * Dask is Python's, so the command hands its arguments to the Python
- * package's form of itself, `python3 -m skn bake` (plugins/python/skn/
- * bake.py: npy and zarr, every task writing its own chunk), run against
- * this very library: SKN_LIBRARY names it, and PYTHONPATH starts with the
- * package beside it (the source tree's plugins/python, or an install's
- * LIBDIR/python3.X/dist-packages). $SKN_PYTHON names the interpreter
- * (default python3 on PATH); it needs Dask (Debian's python3-distributed). */
-static void python_package_beside(const char *libdir, char *found, size_t size) {
-  char path[4200];
-  struct stat st;
-  found[0] = 0;
-  snprintf(path, sizeof path, "%s/../plugins/python/skn/bake.py", libdir);
-  if (!stat(path, &st)) {
-    snprintf(found, size, "%s/../plugins/python", libdir);
-    return;
-  }
-  DIR *d = opendir(libdir);
-  for (struct dirent *e; d && (e = readdir(d));) {
-    if (strncmp(e->d_name, "python3", 7) ||
-        snprintf(path, sizeof path, "%s/%s/dist-packages/skn/bake.py", libdir, e->d_name) >= (int)sizeof path || stat(path, &st))
-      continue;
-    if (snprintf(found, size, "%s/%s/dist-packages", libdir, e->d_name) >= (int)size) found[0] = 0;
-    break;
-  }
-  if (d) closedir(d);
-}
-
-static int bake_on_dask(int argc, char **argv) {
-  Dl_info info;
-  char lib[4096], dir[4096], package[4200], paths[8600];
-  if (!dladdr((void *)skn_version_string, &info) || !info.dli_fname || !realpath(info.dli_fname, lib))
-    return fprintf(stderr, "skn: bake: --dask: cannot tell where libskn is\n"), EXIT_INPUT;
-  snprintf(dir, sizeof dir, "%s", lib);
-  *strrchr(dir, '/') = 0; /* realpath's answer is absolute */
-  python_package_beside(dir, package, sizeof package);
-  const char *old = getenv("PYTHONPATH");
-  snprintf(paths, sizeof paths, "%s%s%s", package, *package && old && *old ? ":" : "", old ? old : "");
-  if (setenv("SKN_LIBRARY", lib, 1) || setenv("PYTHONPATH", paths, 1)) return fail_input("bake: out of memory");
-  const char *python = getenv("SKN_PYTHON") && *getenv("SKN_PYTHON") ? getenv("SKN_PYTHON") : "python3";
-  char **args = calloc((size_t)argc + 3, sizeof *args);
-  if (!args) return fail_input("bake: out of memory");
-  args[0] = (char *)python, args[1] = "-m", args[2] = "skn", args[3] = "bake";
-  for (int i = 2; i < argc; ++i) args[i + 2] = argv[i];
-  fflush(NULL);
-  execvp(python, args);
-  fprintf(stderr, "skn: bake: --dask runs the bake with Python's Dask, and %s cannot be run (%s); set SKN_PYTHON\n",
-          python, strerror(errno));
-  free(args);
-  return EXIT_INPUT;
-}
-
-int cmd_bake(int argc, char **argv) {
-  options o;
-  int rc = parse_options(argc, argv, 2, "primitive animation fps frames method dqs-scale blend layout weights format "
-                                        "vat-width exr-float chunk overwrite any-path o dask workers", &o);
-  if (rc) return rc;
-  if (o.workers && !(o.dask && !strcmp(o.dask, "local")))
-    return fprintf(stderr, "skn: bake: --workers is --dask local's\n"), EXIT_USAGE;
-  if (o.dask) return bake_on_dask(argc, argv);
-  if (o.method_count != 1) return fprintf(stderr, "skn: bake takes one --method\n"), EXIT_USAGE;
-  if (o.frames && !o.has_range) return fprintf(stderr, "skn: bake: --frames is a range A:B\n"), EXIT_USAGE;
-  static const char *const FORMATS[] = {"npy", "vat-png", "vat-exr", "zarr", "bone-vat"};
-  int format = 0;
-  while (format < 5 && (!o.format || strcmp(o.format, FORMATS[format]))) ++format;
-  if (format == 5)
-    return fprintf(stderr, "skn: bake: --format %s: this build bakes npy, vat-png, vat-exr, zarr and bone-vat\n",
-                   o.format ? o.format : "(none)"), EXIT_USAGE;
-  if (format == BONE_VAT && o.methods[0] != SKN_METHOD_LBS_MATRIX)
-    return fprintf(stderr, "skn: bake: bone-vat is LBS's palette (--method lbs)\n"), EXIT_USAGE;
-  if (o.chunk && format != ZARR) return fprintf(stderr, "skn: bake: --chunk is zarr's\n"), EXIT_USAGE;
-  if (o.exr_float && format != VAT_EXR) return fprintf(stderr, "skn: bake: --exr-float is vat-exr's\n"), EXIT_USAGE;
-  if (!o.out) return fprintf(stderr, "skn: bake: -o OUT, the folder, is required\n"), EXIT_USAGE;
+/* One bake: the primitive and animation `o` names into o->out (format: a
+ * BAKE_* of cli.h); `nested`: a folder of a several-bake run, made afresh
+ * whatever it holds (the run's own manifest guards the whole). */
+int bake_one(const options *o, int format, int nested) {
   bake b;
   memset(&b, 0, sizeof b);
-  b.o = &o;
-  rc = posed_mesh_open(&b.m, &o);
+  b.o = o;
+  int rc = posed_mesh_open(&b.m, o);
   if (rc) return rc;
   b.normals = (b.m.info.flags & SKN_GLTF_HAS_NORMALS) != 0;
-  b.vat = format, b.exr_float = o.exr_float;
+  b.vat = format, b.exr_float = o->exr_float;
   if (format == BONE_VAT && b.m.info.morph_target_count) {
-    fprintf(stderr, "skn: bake: bone-vat: the primitive has %u morph targets, which a palette cannot carry; "
-                    "bake vat-png or vat-exr\n", b.m.info.morph_target_count);
+    fprintf(stderr, "skn: bake: bone-vat: primitive %u has %u morph targets, which a palette cannot carry; "
+                    "bake vat-png or vat-exr\n", o->primitive, b.m.info.morph_target_count);
     posed_mesh_close(&b.m);
     return EXIT_INPUT;
   }
-  b.width = b.m.info.vertex_count < (o.vat_width ? o.vat_width : DEFAULT_VAT_WIDTH) ? b.m.info.vertex_count
-                                                                                     : (o.vat_width ? o.vat_width : DEFAULT_VAT_WIDTH);
+  uint32_t width = o->vat_width ? o->vat_width : DEFAULT_VAT_WIDTH;
+  b.width = b.m.info.vertex_count < width ? b.m.info.vertex_count : width;
   b.rows = (b.m.info.vertex_count + b.width - 1) / b.width;
   rc = plan_frames(&b);
-  if (!rc) rc = prepare_folder(&b);
+  if (!rc) rc = prepare_folder(&b, nested);
   if (!rc) rc = run(&b);
   posed_mesh_close(&b.m);
   return rc;

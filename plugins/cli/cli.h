@@ -32,6 +32,7 @@ typedef struct options {
   int exr_float;             /* bake's --exr-float: vat-exr in float, not half */
   uint32_t chunk;            /* bake's --chunk: zarr's frames a chunk (0: 64) */
   int overwrite;             /* bake's --overwrite */
+  const char *primitives;    /* bake's --primitive N,M,...|all (its allowed list names "primitive-list") */
   const char *dask;          /* bake's --dask ADDRESS|local: the bake handed to Python's skn.bake on Dask */
   uint32_t workers;          /* bake's --workers: --dask local's worker processes (0: a core each) */
   int gpu;                   /* --gpu: skin (skin) and draw (render) on the GPU */
@@ -88,6 +89,10 @@ int cmd_skin(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bake(int argc, char **argv);
+/* bake.c: one bake, of the primitive and animation the options name, into o->out. */
+enum { BAKE_NPY, BAKE_VAT_PNG, BAKE_VAT_EXR, BAKE_ZARR, BAKE_BONE_VAT, BAKE_FORMATS };
+int bake_one(const options *o, int format, int nested);
+uint32_t bake_frame_count(float seconds, float fps); /* frames at or before `seconds`: floor(s * fps) + 1 */
 int cmd_weights(int argc, char **argv);
 
 /* render.c's pieces */

@@ -171,6 +171,10 @@ int parse_options(int argc, char **argv, int first, const char *allowed, options
     if (eq) value = eq + 1;
     else if (i + 1 < argc) value = argv[++i];
     else return usage_error("%s needs a value", a);
+    if (!strcmp(name, "primitive") && allowed_here(allowed, "primitive-list")) { /* bake's N,M,...|all */
+      o->primitives = value;
+      continue;
+    }
     int rc = apply(o, name, value);
     if (rc != EXIT_OK) return rc;
   }
