@@ -330,24 +330,63 @@ def _manifest(job, name, fmt, written):
     return m
 
 
-def bake(path, out, *, primitive=0, animation=0, fps=30.0, frames=None, method="lbs", dqs_scale="polar", blend=0.5,
+def bake(path, out, *, primitive=None, animation=0, fps=30.0, frames=None, method="lbs", dqs_scale="polar", blend=0.5,
          format="npy", chunk=64, client=None, overwrite=False, any_path=False, threads=None, progress=False):
-    """Bakes `path`'s primitive's animation (index, name, or None for the nodes' own transforms) at
+    """Bakes `path`'s skinned primitives (None or "all": every one; an index or a list) and
+    animation (index, name, None for the nodes' own transforms, "all", or a list) at
     `fps` over `frames` = (A, B) — frames A to B - 1, frame k at k / fps seconds after the
     animation's first key; the whole animation by default — into the folder `out`, as `skn bake`
     does; method, dqs_scale and blend (BLEND's b for every vertex) as there. format: "npy" or
     "zarr". chunk: frames a task (and Zarr's chunk); client: a Dask distributed.Client to run the
     tasks on (None: here); threads: skn_skin's threads a call (None: 1 with a client, else all
-    cores); progress: a bar on standard error, where it is a terminal. Returns the manifest (a
-    dict)."""
+    cores); progress: a bar on standard error, where it is a terminal. One bake goes into `out`,
+    several each into out/pN-aA (pN-none) with out/manifest.json listing them. Returns the
+    manifest (a dict)."""
     return _bake(path, out, primitive=primitive, animation=animation, fps=fps, frames=frames, method=method,
                  dqs_scale=dqs_scale, blend=blend, format=format, chunk=chunk, client=client, overwrite=overwrite,
                  any_path=any_path, threads=threads, progress=progress)[0]
 
 
+def _choices(gltf, primitive, animation):
+    """The (primitive, animation) bakes a call names, in the command's order (bake_command.c):
+    primitive None or "all" every skinned primitive, an index, or a list; animation "all", an index
+    or a name (a name holding commas matched whole first, else split at them), None for the nodes'
+    own transforms, or a list."""
+    if primitive is None or (isinstance(primitive, str) and primitive == "all"):
+        primitives = list(range(len(gltf.primitives)))
+        if not primitives:
+            raise IndexOutOfRange("SKN_ERR_INDEX_OUT_OF_RANGE", "the document has no skinned primitive to bake")
+    elif isinstance(primitive, (list, tuple)):
+        primitives = [gltf._primitive_index(p) for p in primitive]
+    else:
+        primitives = [gltf._primitive_index(primitive)]
+    names = [a["name"] for a in gltf.animations]
+    if isinstance(animation, str) and animation == "all":
+        animations = list(range(len(names))) or [None]
+    elif isinstance(animation, str) and animation not in names and "," in animation:
+        animations = [int(a) if a.isdigit() else a for a in animation.split(",")]
+    elif isinstance(animation, (list, tuple)):
+        animations = list(animation)
+    else:
+        animations = [animation]
+    return [(p, a) for p in primitives for a in animations]
+
+
+def _check_folder(out, overwrite):
+    """OUT made; refused where it holds a bake (its manifest) unless overwrite; its manifest gone."""
+    os.makedirs(out, exist_ok=True)
+    manifest = os.path.join(out, "manifest.json")
+    if os.path.exists(manifest) and not overwrite:
+        raise FileExistsError(f"{out} holds a bake ({manifest}); overwrite=True replaces it")
+    if os.path.exists(manifest):
+        os.unlink(manifest)  # the folder holds no whole bake until the new one is
+    return manifest
+
+
 def _bake(path, out, *, primitive, animation, fps, frames, method, dqs_scale, blend, format, chunk, client, overwrite,
           any_path, threads, progress):
-    """bake's work: (the manifest, the Zarr chunks kept from an unfinished run)."""
+    """bake's work: (the manifest, the Zarr chunks kept from an unfinished run). Several bakes go
+    each into OUT/pN-aA (pN-none), then OUT/manifest.json lists them, as the command does."""
     if format not in FORMATS:
         raise Unsupported("SKN_ERR_UNSUPPORTED", f"format {format!r}: skn.bake writes npy and zarr "
                           "(the textures, vat-png, vat-exr and bone-vat, are the skn command's)")
@@ -360,21 +399,35 @@ def _bake(path, out, *, primitive, animation, fps, frames, method, dqs_scale, bl
         raise _args.bad("chunk is 0; a task bakes at least one frame")
     _args.name(method, _abi.METHODS, "method")
     threads = (1 if client is not None else 0) if threads is None else _args.count(threads, "threads")
-    job = {"path": os.fsdecode(path), "any_path": bool(any_path), "method": method, "dqs_scale": dqs_scale, "threads": threads,
-           "blend": _args.real(blend, "blend"), "fps": fps}
-    with Gltf(path, any_path=any_path) as gltf:
-        job["primitive"] = gltf._primitive_index(primitive)
-        job["animation"], job["start"], job["first"], job["end"] = _plan(gltf, animation, fps, frames)
-        name = "" if job["animation"] is None else gltf.animations[job["animation"]]["name"]
-        job["vertices"] = gltf.primitives[job["primitive"]]["vertex_count"]
-        with _bind(gltf, job) as rig:  # what the tasks will bind, checked here first
-            job["normals"] = rig.has_normals
-    os.makedirs(out, exist_ok=True)
-    manifest = os.path.join(out, "manifest.json")
-    if os.path.exists(manifest) and not overwrite:
-        raise FileExistsError(f"{out} holds a bake ({manifest}); overwrite=True replaces it")
-    if os.path.exists(manifest):
-        os.unlink(manifest)  # the folder holds no whole bake until the new one is
+    base = {"path": os.fsdecode(path), "any_path": bool(any_path), "method": method, "dqs_scale": dqs_scale,
+            "threads": threads, "blend": _args.real(blend, "blend"), "fps": fps}
+    jobs = []
+    with Gltf(path, any_path=any_path) as gltf:  # every bake checked before any is made
+        for p, a in _choices(gltf, primitive, animation):
+            job = dict(base, primitive=p)
+            job["animation"], job["start"], job["first"], job["end"] = _plan(gltf, a, fps, frames)
+            job["vertices"] = gltf.primitives[p]["vertex_count"]
+            with _bind(gltf, job) as rig:  # what the tasks will bind
+                job["normals"] = rig.has_normals
+            name = "" if job["animation"] is None else gltf.animations[job["animation"]]["name"]
+            jobs.append((job, name))
+    if len(jobs) == 1:
+        return _bake_one(jobs[0][0], jobs[0][1], out, format, chunk, client, overwrite, progress, False)
+    manifest, kept, bakes = _check_folder(out, overwrite), 0, []
+    for job, name in jobs:
+        a = job["animation"]
+        folder = f"p{job['primitive']}-{'none' if a is None else f'a{a}'}"
+        kept += _bake_one(job, name, os.path.join(out, folder), format, chunk, client, overwrite, progress, True)[1]
+        bakes.append({"folder": folder, "primitive": job["primitive"],
+                      "animation": None if a is None else {"index": a, "name": name}})
+    m = {"skn": version(), "file": base["path"], "format": format, "bakes": bakes}
+    _write_text(manifest, json.dumps(m, indent=2) + "\n")
+    return m, kept
+
+
+def _bake_one(job, name, out, format, chunk, client, overwrite, progress, nested):
+    """One bake into `out` (nested: a folder of a several-bake run, made afresh whatever it holds)."""
+    manifest = _check_folder(out, overwrite or nested)
     bar = _Progress(job["end"] - job["first"], progress)
     if format == "zarr":
         written, kept = _bake_zarr(job, out, chunk, client, bar, overwrite)
@@ -408,7 +461,7 @@ def _arguments(argv):
     p = Parser(prog="skn bake", description="skn bake on Dask: the command's form (skn bake --help), "
                "formats npy and zarr; every task writes its own chunk.")
     p.add_argument("file")
-    p.add_argument("--primitive", type=int, default=0)
+    p.add_argument("--primitive", default=None)
     p.add_argument("--animation", default=None)
     p.add_argument("--fps", type=float, default=30.0)
     p.add_argument("--frames", default=None)
@@ -437,6 +490,10 @@ def _arguments(argv):
         if not (first.isdigit() and end.isdigit()):
             p.error(f"--frames {a.frames} is a range A:B")
         a.frames = (int(first), int(end))
+    if a.primitive is not None and a.primitive != "all":
+        if not all(p.isdigit() for p in a.primitive.split(",")):
+            p.error(f"--primitive {a.primitive} is not N,M,... or all")
+        a.primitive = [int(p) for p in a.primitive.split(",")]
     if a.animation is not None:
         a.animation = None if a.animation == "none" else int(a.animation) if a.animation.isdigit() else a.animation
     else:
@@ -455,9 +512,11 @@ def main(argv=None):
         m, kept = _bake(a.file, a.out, primitive=a.primitive, animation=a.animation, fps=a.fps, frames=a.frames,
                         method=a.method, dqs_scale=a.dqs_scale, blend=a.blend, format=a.format, chunk=a.chunk,
                         client=client, overwrite=a.overwrite, any_path=a.any_path, threads=None, progress=True)
-        if kept:
+        if kept and "frames" in m:
             chunks = (m["frames"][1] - m["frames"][0] + a.chunk - 1) // a.chunk
             sys.stderr.write(f"skn: bake: resumed: {kept} of {chunks} chunks were whole and kept\n")
+        elif kept:
+            sys.stderr.write(f"skn: bake: resumed: {kept} chunks were whole and kept\n")
         return 0
     except ImportError as e:
         sys.stderr.write(f"skn: bake: --dask needs Dask distributed (Debian's python3-distributed) in "

@@ -95,6 +95,32 @@ class Bake(unittest.TestCase):
         self.assertEqual(numpy.load(os.path.join(out, "positions.npy")).shape[0], 2)
         self.assertEqual(sorted(os.listdir(out)), ["manifest.json", "positions.npy"])  # no temporary left
 
+    def test_several_bakes_in_one_run(self):
+        """animation="all": each animation into out/p0-aA, each the bake of that animation alone,
+        byte for byte (and the command's run of the same, where it is built); out/manifest.json
+        lists them. A name that is not there is refused before anything is made."""
+        out, one = os.path.join(self.dir, "all"), os.path.join(self.dir, "run")
+        m = skn.bake(FOX, out, animation="all", fps=10)
+        self.assertEqual([(b["folder"], b["animation"]["name"]) for b in m["bakes"]],
+                         [("p0-a0", "Survey"), ("p0-a1", "Walk"), ("p0-a2", "Run")])
+        self.assertEqual(m, load_json(os.path.join(out, "manifest.json")))
+        skn.bake(FOX, one, animation="Run", fps=10)
+        with open(os.path.join(out, "p0-a2", "positions.npy"), "rb") as a, \
+                open(os.path.join(one, "positions.npy"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
+        if os.path.exists(SKN):
+            cli = os.path.join(self.dir, "cli")
+            subprocess.run([SKN, "bake", FOX, "--animation", "all", "--fps", "10", "--format", "npy", "-o", cli],
+                           check=True, capture_output=True)
+            self.assertEqual(load_json(os.path.join(cli, "manifest.json")), m)
+            for f in ("p0-a0", "p0-a1"):
+                with open(os.path.join(out, f, "positions.npy"), "rb") as a, \
+                        open(os.path.join(cli, f, "positions.npy"), "rb") as b:
+                    self.assertEqual(a.read(), b.read(), f)
+        with self.assertRaisesRegex(skn.IndexOutOfRange, "no animation is named 'Nope'"):
+            skn.bake(FOX, os.path.join(self.dir, "bad"), animation=["Walk", "Nope"])
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "bad")))
+
     def test_bad_requests(self):
         out = os.path.join(self.dir, "bad")
         for kwargs, error, message in (({"frames": (5, 2)}, skn.InvalidArgument, "need A < B"),
