@@ -5,6 +5,8 @@ manifest `skn bake` writes (plugins/cli/bake.c), here or spread over a Dask clus
   Tasks return their frames and this process writes them into its rows of the arrays (memory-
   mapped), a few tasks in flight, so that memory holds a few chunks, not the bake. The arrays are
   written under temporary names and renamed when whole.
+- "vat-png", "vat-exr", "bone-vat": the textures, one file a bake, written by the skn command
+  (found beside libskn or on PATH) with the same arguments; in one process, never on a client.
 - "zarr": OUT a Zarr (v2) group of the same arrays, chunked by `chunk` frames, uncompressed, as the
   command writes it byte for byte. Each task writes its own chunk files, under a temporary name
   and renamed into place whole, and skips a chunk already whole: a task run twice (a worker that
@@ -27,14 +29,17 @@ import ctypes
 import json
 import math
 import os
+import shutil
+import subprocess
 import sys
 import threading
 
 import numpy
 
-from . import Gltf, IndexOutOfRange, Pose, Rig, Unsupported, _Using, _abi, _args, _check, _lib, version
+from . import Error, Gltf, IndexOutOfRange, Pose, Rig, Unsupported, _Using, _abi, _args, _check, _lib, version
 
 FORMATS = ("npy", "zarr")
+TEXTURES = ("vat-png", "vat-exr", "bone-vat")  # written by the skn command (_by_the_command)
 
 
 def _plan(gltf, animation, fps, frames):
@@ -331,20 +336,23 @@ def _manifest(job, name, fmt, written):
 
 
 def bake(path, out, *, primitive=None, animation=0, fps=30.0, frames=None, method="lbs", dqs_scale="polar", blend=0.5,
-         format="npy", chunk=64, client=None, overwrite=False, any_path=False, threads=None, progress=False):
+         format="npy", chunk=64, client=None, overwrite=False, any_path=False, threads=None, progress=False,
+         textures=None):
     """Bakes `path`'s skinned primitives (None or "all": every one; an index or a list) and
     animation (index, name, None for the nodes' own transforms, "all", or a list) at
     `fps` over `frames` = (A, B) — frames A to B - 1, frame k at k / fps seconds after the
     animation's first key; the whole animation by default — into the folder `out`, as `skn bake`
     does; method, dqs_scale and blend (BLEND's b for every vertex) as there. format: "npy" or
-    "zarr". chunk: frames a task (and Zarr's chunk); client: a Dask distributed.Client to run the
+    "zarr", or the textures "vat-png", "vat-exr" and "bone-vat" (one file a bake, which the skn
+    command writes: beside libskn, on PATH or $SKN_COMMAND; no client; textures={"vat_width": W,
+    "exr_float": True} as its options). chunk: frames a task (and Zarr's chunk); client: a Dask distributed.Client to run the
     tasks on (None: here); threads: skn_skin's threads a call (None: 1 with a client, else all
     cores); progress: a bar on standard error, where it is a terminal. One bake goes into `out`,
     several each into out/pN-aA (pN-none) with out/manifest.json listing them. Returns the
     manifest (a dict)."""
     return _bake(path, out, primitive=primitive, animation=animation, fps=fps, frames=frames, method=method,
                  dqs_scale=dqs_scale, blend=blend, format=format, chunk=chunk, client=client, overwrite=overwrite,
-                 any_path=any_path, threads=threads, progress=progress)[0]
+                 any_path=any_path, threads=threads, progress=progress, textures=textures)[0]
 
 
 def _choices(gltf, primitive, animation):
@@ -372,6 +380,54 @@ def _choices(gltf, primitive, animation):
     return [(p, a) for p in primitives for a in animations]
 
 
+def _command():
+    """The skn command that goes with this library: $SKN_COMMAND, bin/skn beside the library's
+    folder (an install's PREFIX/bin, the build tree's build/bin), or skn on PATH."""
+    from . import LIBRARY_PATH
+    here = os.path.dirname(os.path.abspath(LIBRARY_PATH)) if os.path.isabs(LIBRARY_PATH) else ""
+    found = [os.environ.get("SKN_COMMAND")] + [os.path.join(here, *up, "bin", "skn") for up in ((), ("..",), ("..", ".."))
+                                               if here] + [shutil.which("skn")]
+    return next((f for f in found if f and os.access(f, os.X_OK)), None)
+
+
+def _by_the_command(path, out, *, primitive, animation, fps, frames, method, dqs_scale, blend, format, client,
+                    overwrite, any_path, textures):
+    """The textures (vat-png, vat-exr, bone-vat): one file a bake, written by the skn command with
+    these arguments (its PNG and OpenEXR writers); the manifest it wrote."""
+    if client is not None:
+        raise Unsupported("SKN_ERR_UNSUPPORTED", f"format {format!r} with a client: a texture is one file a bake, "
+                          "written in one process; bake npy or zarr on Dask")
+    command = _command()
+    if command is None:
+        raise Unsupported("SKN_ERR_UNSUPPORTED", f"format {format!r} is written by the skn command, which is neither "
+                          "beside libskn nor on PATH (set SKN_COMMAND)")
+    args = [command, "bake", os.fsdecode(path), "--format", format, "-o", os.fsdecode(out), "--fps", repr(float(fps)),
+            "--method", method, "--dqs-scale", dqs_scale, "--blend", repr(float(_args.real(blend, "blend")))]
+    if primitive is not None:
+        args += ["--primitive", primitive if isinstance(primitive, str) else
+                 ",".join(str(_args.count(p, "primitive")) for p in (primitive if isinstance(primitive, (list, tuple))
+                                                                       else [primitive]))]
+    if isinstance(animation, (list, tuple)):
+        animation = ",".join(str(a) for a in animation)
+    args += ["--animation", "none" if animation is None else str(animation)]
+    if frames is not None:
+        args += ["--frames", f"{_args.count(frames[0], 'frames[0]')}:{_args.count(frames[1], 'frames[1]')}"]
+    for key, value in (textures or {}).items():
+        if key not in ("vat_width", "exr_float"):
+            raise _args.bad(f"textures: {key!r} is not vat_width or exr_float")
+        args += ["--exr-float"] if key == "exr_float" and value else [] if key == "exr_float" else \
+            ["--vat-width", str(_args.count(value, "vat_width"))]
+    args += ["--overwrite"] * bool(overwrite) + ["--any-path"] * bool(any_path)
+    done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    message = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+    if done.returncode == 2:
+        raise _args.bad(message[0].removeprefix("skn: "))
+    if done.returncode:
+        raise Error("SKN_ERR_COMMAND", message[0].removeprefix("skn: "))
+    with open(os.path.join(out, "manifest.json")) as f:
+        return json.load(f)
+
+
 def _check_folder(out, overwrite):
     """OUT made; refused where it holds a bake (its manifest) unless overwrite; its manifest gone."""
     os.makedirs(out, exist_ok=True)
@@ -384,12 +440,12 @@ def _check_folder(out, overwrite):
 
 
 def _bake(path, out, *, primitive, animation, fps, frames, method, dqs_scale, blend, format, chunk, client, overwrite,
-          any_path, threads, progress):
+          any_path, threads, progress, textures=None):
     """bake's work: (the manifest, the Zarr chunks kept from an unfinished run). Several bakes go
     each into OUT/pN-aA (pN-none), then OUT/manifest.json lists them, as the command does."""
-    if format not in FORMATS:
-        raise Unsupported("SKN_ERR_UNSUPPORTED", f"format {format!r}: skn.bake writes npy and zarr "
-                          "(the textures, vat-png, vat-exr and bone-vat, are the skn command's)")
+    if format not in FORMATS + TEXTURES:
+        raise Unsupported("SKN_ERR_UNSUPPORTED", f"format {format!r}: skn.bake writes npy, zarr, vat-png, vat-exr "
+                          "and bone-vat")
     fps = numpy.float32(_args.real(fps, "fps"))  # as the command reads it
     if not (fps > 0 and math.isfinite(fps)):
         raise _args.bad(f"fps is {fps}; it must be above 0")
@@ -399,6 +455,10 @@ def _bake(path, out, *, primitive, animation, fps, frames, method, dqs_scale, bl
         raise _args.bad("chunk is 0; a task bakes at least one frame")
     _args.name(method, _abi.METHODS, "method")
     threads = (1 if client is not None else 0) if threads is None else _args.count(threads, "threads")
+    if format in TEXTURES:
+        return _by_the_command(path, out, primitive=primitive, animation=animation, fps=fps, frames=frames,
+                               method=method, dqs_scale=dqs_scale, blend=blend, format=format, client=client,
+                               overwrite=overwrite, any_path=any_path, textures=textures), 0
     base = {"path": os.fsdecode(path), "any_path": bool(any_path), "method": method, "dqs_scale": dqs_scale,
             "threads": threads, "blend": _args.real(blend, "blend"), "fps": fps}
     jobs = []

@@ -95,6 +95,25 @@ class Bake(unittest.TestCase):
         self.assertEqual(numpy.load(os.path.join(out, "positions.npy")).shape[0], 2)
         self.assertEqual(sorted(os.listdir(out)), ["manifest.json", "positions.npy"])  # no temporary left
 
+    @unittest.skipUnless(os.path.exists(SKN), "the skn command is not built")
+    def test_the_textures_are_the_command_s(self):
+        """vat-exr, vat-png and bone-vat go through the skn command: its files, byte for byte; its
+        refusals as skn's errors."""
+        for fmt, extra, opts in (("vat-exr", ["--exr-float", "--vat-width", "1000"], {"exr_float": True, "vat_width": 1000}),
+                                 ("vat-png", [], None), ("bone-vat", [], None)):
+            ours, theirs = os.path.join(self.dir, fmt), os.path.join(self.dir, fmt + "-cli")
+            m = skn.bake(CESIUM, ours, fps=24, frames=(1, 5), format=fmt, textures=opts)
+            subprocess.run([SKN, "bake", CESIUM, "--fps", "24", "--frames", "1:5", "--format", fmt, "-o", theirs] + extra,
+                           check=True, capture_output=True)
+            self.assertEqual(m, load_json(os.path.join(theirs, "manifest.json")))
+            for f in sorted(os.listdir(theirs)):
+                with open(os.path.join(ours, f), "rb") as a, open(os.path.join(theirs, f), "rb") as b:
+                    self.assertEqual(a.read(), b.read(), (fmt, f))
+        with self.assertRaisesRegex(skn.InvalidArgument, "bone-vat is LBS's palette"):
+            skn.bake(CESIUM, os.path.join(self.dir, "bad"), format="bone-vat", method="dqs")
+        with self.assertRaisesRegex(skn.Error, "holds a bake"):
+            skn.bake(CESIUM, os.path.join(self.dir, "vat-png"), format="vat-png")
+
     def test_several_bakes_in_one_run(self):
         """animation="all": each animation into out/p0-aA, each the bake of that animation alone,
         byte for byte (and the command's run of the same, where it is built); out/manifest.json
@@ -125,7 +144,9 @@ class Bake(unittest.TestCase):
         out = os.path.join(self.dir, "bad")
         for kwargs, error, message in (({"frames": (5, 2)}, skn.InvalidArgument, "need A < B"),
                                        ({"fps": 0}, skn.InvalidArgument, "above 0"),
-                                       ({"format": "vat-exr"}, skn.Unsupported, "writes npy and zarr"),
+                                       ({"format": "obj"}, skn.Unsupported, "writes npy, zarr, vat-png"),
+                                       ({"format": "vat-exr", "client": object()}, skn.Unsupported,
+                                        "a texture is one file a bake"),
                                        ({"frames": (3, 30), "animation": "Walk", "fps": 10}, skn.IndexOutOfRange,
                                         r"frames 3:30: animation 1 \(Walk\) has frames 0 to 7 at 10 fps"),
                                        ({"frames": (0, 2), "animation": None}, skn.IndexOutOfRange,
