@@ -280,7 +280,7 @@ bench-weights: deps
 # zarr against skn_skin alone, and skn.bake on 1 and 2 Dask workers.
 bench-bake: deps
 	@$(MAKE) --no-print-directory $(CLI) python
-	@$(PYTHON) tests/bench/bake_bench.py $(BUILD) $(FRAMES) $(ROUNDS)
+	@$(PYTHON) tests/bench/bake_bench.py $(BUILD) $(or $(FRAMES),10000) $(or $(ROUNDS),3)
 
 # ---- tests ----
 # The header's layouts as the compiler lays them out (scripts/abi_layouts):

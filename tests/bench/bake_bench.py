@@ -17,7 +17,6 @@ import base64
 import json
 import math
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -117,13 +116,17 @@ def command(path, fmt, out, frames):
     """Seconds and the child's peak resident memory (MiB) of one `skn bake`, the last one's files
     removed first (untimed: replacing 2.5 GB in place times the page cache, not the bake)."""
     shutil.rmtree(out, ignore_errors=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    # the peak from GNU time (Debian's `time`) where it is there: a child forked from this Python
+    # process counts this process's pages in its own ru_maxrss, even after exec
+    timer = ["/usr/bin/time", "-f", "%M"] if os.access("/usr/bin/time", os.X_OK) else []
     t0 = time.perf_counter()
-    subprocess.run([os.path.join(BUILD, "bin", "skn"), "bake", path, "--fps", str(FPS), "--frames", f"0:{frames}",
-                    "--format", fmt, "-o", out], check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run(timer + [os.path.join(BUILD, "bin", "skn"), "bake", path, "--fps", str(FPS), "--frames",
+                                   f"0:{frames}", "--format", fmt, "-o", out],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(peak, before) / 1024
+    if done.returncode:
+        raise SystemExit(f"skn bake --format {fmt} failed: {done.stderr}")
+    return seconds, int(done.stderr.split()[-1]) / 1024 if timer else float("nan")
 
 
 def dask_bake(path, out, frames, workers):
@@ -139,28 +142,44 @@ def dask_bake(path, out, frames, workers):
         return time.perf_counter() - t0
 
 
+def scratch():
+    """A folder for the bakes: $BAKE_BENCH_DIR, else the system's temporary folder (on this VM
+    /dev/shm is no faster: its pages cost the hypervisor as much as the disk's write-back)."""
+    return tempfile.mkdtemp(prefix="skn-bake-bench-", dir=os.environ.get("BAKE_BENCH_DIR"))
+
+
 def main():
-    folder = tempfile.mkdtemp(prefix="skn-bake-bench-")
+    folder = scratch()
     path = os.path.join(folder, "character.gltf")
     n = character(path, FRAMES / FPS + 1)
     print(f"bake: {FRAMES} frames of a {n}-vertex character ({JOINTS} joints), positions + normals; "
-          f"{os.cpu_count()} cores; medians of {ROUNDS}")
-    alone = statistics.median(skin_alone(path, FRAMES) for _ in range(ROUNDS))
+          f"{os.cpu_count()} cores; medians of {ROUNDS} rounds, each timing every row in turn; written to {folder}")
+    rows = {"alone": [], "probe": [], "npy": [], "zarr": [], "dask1": [], "dask2": []}
+    peak = 0.0
+    for _ in range(ROUNDS):  # alternating, so that a noisy minute hits every row alike
+        rows["alone"].append(skin_alone(path, FRAMES))
+        rows["probe"].append(write_probe(folder, n, FRAMES))
+        for fmt in ("npy", "zarr"):
+            seconds, mib = command(path, fmt, os.path.join(folder, fmt), FRAMES)
+            rows[fmt].append(seconds)
+            peak = max(peak, mib)
+        for w in (1, 2):
+            rows[f"dask{w}"].append(dask_bake(path, os.path.join(folder, "dask"), FRAMES, w))
+    med = {k: statistics.median(v) for k, v in rows.items()}
+    alone, probe = med["alone"], med["probe"]
     print(f"skn_skin alone (no writing)  {alone:7.2f} s  {FRAMES / alone:8.0f} frames/s  "
           f"{FRAMES * n / alone / 1e6:7.1f} M vertex-frames/s")
-    probe = statistics.median(write_probe(folder, n, FRAMES) for _ in range(ROUNDS))
     print(f"writing the same bytes alone {probe:7.2f} s  ({2 * FRAMES * n * 12 / probe / 1e9:.2f} GB/s)")
     for fmt in ("npy", "zarr"):
-        runs = [command(path, fmt, os.path.join(folder, fmt), FRAMES) for _ in range(ROUNDS)]
-        s, peak = statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+        s = med[fmt]
+        ratio = statistics.median(b / a for a, b in zip(rows["alone"], rows[fmt]))
         print(f"skn bake --format {fmt:5s}     {s:7.2f} s  {FRAMES / s:8.0f} frames/s  "
-              f"{FRAMES * n / s / 1e6:7.1f} M vertex-frames/s  over skinning + writing alone "
-              f"{100 * (s / (alone + probe) - 1):+.0f}%  "
-              f"peak {peak:.0f} MiB")
-    d = {w: statistics.median(dask_bake(path, os.path.join(folder, f"dask{w}"), FRAMES, w) for _ in range(ROUNDS))
-         for w in (1, 2)}
-    print(f"skn.bake on Dask, 1 worker   {d[1]:7.2f} s\nskn.bake on Dask, 2 workers  {d[2]:7.2f} s  "
-          f"{d[1] / d[2]:.2f}x")
+              f"{FRAMES * n / s / 1e6:7.1f} M vertex-frames/s  {ratio:.2f}x skn_skin's time, "
+              f"{100 * (s / (alone + probe) - 1):+.0f}% over skinning + writing alone")
+    print(f"the command's peak memory    {peak:.0f} MiB")
+    ratio = statistics.median(a / b for a, b in zip(rows["dask1"], rows["dask2"]))
+    print(f"skn.bake on Dask, 1 worker   {med['dask1']:7.2f} s\nskn.bake on Dask, 2 workers  {med['dask2']:7.2f} s  "
+          f"{ratio:.2f}x (median of the rounds' ratios)")
     subprocess.run(["rm", "-rf", folder])
 
 
