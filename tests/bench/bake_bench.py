@@ -108,8 +108,10 @@ def write_probe(folder, n, frames):
         with open(os.path.join(folder, name), "wb") as f:
             for _ in range(0, frames, 64):
                 block.tofile(f)
-        os.unlink(os.path.join(folder, name))
-    return time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    for name in ("p.bin", "n.bin"):
+        os.unlink(os.path.join(folder, name))  # untimed, as the bakes' removal is
+    return seconds
 
 
 def command(path, fmt, out, frames):
