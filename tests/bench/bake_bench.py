@@ -100,14 +100,14 @@ def skin_alone(path, frames):
 
 
 def write_probe(folder, n, frames):
-    """Seconds to write the bake's bytes (positions and normals) with nothing else, into the page
-    cache as the bake writes them (neither syncs): the writing's share."""
-    block = numpy.zeros((64, n, 3), numpy.float32)
+    """Seconds to write the bake's bytes (positions and normals) with nothing else, a frame at a
+    time into the page cache as the bake writes them (neither syncs): the writing's share."""
+    frame = numpy.ones((n, 3), numpy.float32).tobytes()
     t0 = time.perf_counter()
-    for name in ("p.bin", "n.bin"):
-        with open(os.path.join(folder, name), "wb") as f:
-            for _ in range(0, frames, 64):
-                block.tofile(f)
+    with open(os.path.join(folder, "p.bin"), "wb") as p, open(os.path.join(folder, "n.bin"), "wb") as q:
+        for _ in range(frames):  # a frame at a time to each, as the command writes them
+            p.write(frame)
+            q.write(frame)
     seconds = time.perf_counter() - t0
     for name in ("p.bin", "n.bin"):
         os.unlink(os.path.join(folder, name))  # untimed, as the bakes' removal is
