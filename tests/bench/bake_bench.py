@@ -8,7 +8,8 @@ character of 10,240 vertices and 20 joints, against skn_skin's own rate in the s
     second, the time over skinning alone plus writing alone, and the command's peak memory
     (getrusage of the child);
   - skn.bake (Python) to zarr on a Dask LocalCluster on loopback, 1 worker against 2 (one thread
-    each), every task writing its own chunk.
+    each), every task writing its own chunk; and 1 worker of 2 threads, which gains only because
+    ctypes releases the GIL around every call into libskn.
 Each figure is the median of ROUNDS runs.
 
   python3 tests/bench/bake_bench.py BUILD [FRAMES] [ROUNDS]
@@ -131,12 +132,12 @@ def command(path, fmt, out, frames):
     return seconds, int(done.stderr.split()[-1]) / 1024 if timer else float("nan")
 
 
-def dask_bake(path, out, frames, workers):
+def dask_bake(path, out, frames, workers, threads=1):
     """Seconds of skn.bake to zarr (chunks of 64 frames, each task writing its own) on a LocalCluster
     of `workers` worker processes, a thread each (and skn_skin's threads=1: the workers are the
     parallelism), the cluster started before the clock."""
     from distributed import Client, LocalCluster
-    with LocalCluster(n_workers=workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+    with LocalCluster(n_workers=workers, threads_per_worker=threads, host="127.0.0.1", dashboard_address=None,
                       processes=True, silence_logs=50) as cluster, Client(cluster) as client:
         shutil.rmtree(out, ignore_errors=True)
         t0 = time.perf_counter()
@@ -156,7 +157,7 @@ def main():
     n = character(path, FRAMES / FPS + 1)
     print(f"bake: {FRAMES} frames of a {n}-vertex character ({JOINTS} joints), positions + normals; "
           f"{os.cpu_count()} cores; medians of {ROUNDS} rounds, each timing every row in turn; written to {folder}")
-    rows = {"alone": [], "probe": [], "npy": [], "zarr": [], "dask1": [], "dask2": []}
+    rows = {"alone": [], "probe": [], "npy": [], "zarr": [], "dask1": [], "dask2": [], "threads2": []}
     peak = 0.0
     for _ in range(ROUNDS):  # alternating, so that a noisy minute hits every row alike
         rows["alone"].append(skin_alone(path, FRAMES))
@@ -167,6 +168,7 @@ def main():
             peak = max(peak, mib)
         for w in (1, 2):
             rows[f"dask{w}"].append(dask_bake(path, os.path.join(folder, "dask"), FRAMES, w))
+        rows["threads2"].append(dask_bake(path, os.path.join(folder, "dask"), FRAMES, 1, threads=2))
     med = {k: statistics.median(v) for k, v in rows.items()}
     alone, probe = med["alone"], med["probe"]
     print(f"skn_skin alone (no writing)  {alone:7.2f} s  {FRAMES / alone:8.0f} frames/s  "
@@ -182,6 +184,9 @@ def main():
     ratio = statistics.median(a / b for a, b in zip(rows["dask1"], rows["dask2"]))
     print(f"skn.bake on Dask, 1 worker   {med['dask1']:7.2f} s\nskn.bake on Dask, 2 workers  {med['dask2']:7.2f} s  "
           f"{ratio:.2f}x (median of the rounds' ratios)")
+    ratio = statistics.median(a / b for a, b in zip(rows["dask1"], rows["threads2"]))
+    print(f"skn.bake on Dask, 1 worker of 2 threads {med['threads2']:7.2f} s  {ratio:.2f}x the 1-thread worker "
+          "(threads help only because ctypes releases the GIL around libskn's calls)")
     subprocess.run(["rm", "-rf", folder])
 
 
