@@ -7,7 +7,7 @@
  * frame A + i (NumPy's format 1.0: a magic, a header dict, the data in C
  * order), then OUT/manifest.json. Memory is a few frames: each is skinned
  * and handed to a writer thread (frame_writer.c), which appends it while
- * the next is skinned. --format vat-png writes vertex animation textures (below).
+ * the next is skinned; a killed bake resumes (write_npy_bake). --format vat-png writes vertex animation textures (below).
  * The files are written under temporary names and renamed when whole, the
  * manifest last, so that a folder with a manifest holds a whole bake; a
  * folder that holds one is replaced only with --overwrite. */
@@ -124,15 +124,15 @@ static void progress(uint32_t done, uint32_t total) {
   if (done == total) fputc('\n', stderr);
 }
 
-/* Every frame skinned and appended to the temporary arrays, the writing on
- * frame_writer's thread. */
-static int write_frames(bake *b, FILE *const files[2]) {
+/* Frames `from` on skinned and appended to the partial arrays (their
+ * headers first, from frame 0), the writing on frame_writer's thread. */
+static int write_frames(bake *b, FILE *const files[2], uint32_t from) {
   uint32_t n = b->m.info.vertex_count, frames = b->end - b->first;
   frame_writer *w = frame_writer_start((size_t)n * 3);
   int rc = w ? EXIT_OK : fail_input("bake: out of memory");
-  for (int k = 0; !rc && k < 1 + b->normals; ++k)
+  for (int k = 0; !rc && !from && k < 1 + b->normals; ++k)
     if (!write_npy_header(files[k], frames, n)) rc = fail_write(b);
-  for (uint32_t i = 0; !rc && i < frames; ++i) {
+  for (uint32_t i = from; !rc && i < frames; ++i) {
     float *const *slot = frame_writer_slot(w);
     if (!slot) {
       rc = fail_write(b);
@@ -192,9 +192,9 @@ static int zarr_arrays(const bake *b, uint32_t chunk) {
  * chunk files already whole (each was renamed into place whole, so a file
  * of a whole chunk's size is one) and makes the others. */
 static void fingerprint(const bake *b, uint32_t chunk, char *out, size_t size) {
-  int len = snprintf(out, size, "skn %s\nfile %s\nprimitive %u\nanimation %u start %.9g\nfps %.9g\nframes %u %u\n"
+  int len = snprintf(out, size, "skn %s\nformat %d\nfile %s\nprimitive %u\nanimation %u start %.9g\nfps %.9g\nframes %u %u\n"
                                 "method %s\ndqs-scale %d\nblend %.9g\nlayout %d\nchunk %u\nvertices %u normals %d\nweights",
-                     skn_version_string(), b->o->file, b->m.primitive, b->m.animation, b->start, b->fps, b->first, b->end,
+                     skn_version_string(), b->vat, b->o->file, b->m.primitive, b->m.animation, b->start, b->fps, b->first, b->end,
                      b->o->method_names[0], (int)b->o->dqs_scale, b->o->blend, (int)b->o->layout, chunk,
                      b->m.info.vertex_count, b->normals);
   for (uint32_t w = 0; len > 0 && (size_t)len < size && w < b->o->weight_count; ++w)
@@ -294,6 +294,51 @@ static int write_zarr(bake *b) {
   if (!rc && resume) clear_chunks(b, 1);
   if (!rc && kept) fprintf(stderr, "skn: bake: resumed: %u of %u chunks were whole and kept\n", kept, chunks);
   frame_writer_stop(w);
+  return rc;
+}
+
+/* ---- --format npy, resumable ----
+ * The arrays grow frame after frame as positions.npy.partial and
+ * normals.npy.partial, renamed when whole; OUT/.skn-progress fingerprints
+ * the bake (removed when it is whole). A rerun of an unfinished one (killed:
+ * no manifest, the partial files there) with the same fingerprint keeps the
+ * frames both files hold whole and goes on from the first missing one. */
+
+/* The frames `path` holds whole after its header (NumPy 1.0: 10 bytes,
+ * then the header's length); *offset: where its data starts. */
+static uint32_t npy_frames_whole(const char *path, uint32_t n, long *offset) {
+  unsigned char head[10];
+  struct stat st;
+  FILE *f = fopen(path, "rb");
+  int ok = f && fread(head, 1, 10, f) == 10 && head[0] == 0x93 && head[6] == 1 && !fstat(fileno(f), &st);
+  if (f) fclose(f);
+  if (!ok) return 0;
+  *offset = 10 + (long)(head[8] | head[9] << 8);
+  return st.st_size > *offset ? (uint32_t)((uint64_t)(st.st_size - *offset) / ((uint64_t)n * 12)) : 0;
+}
+
+static int write_npy_bake(bake *b, char tmp[][4200], const char *progress_path) {
+  uint32_t n = b->m.info.vertex_count, frames = b->end - b->first, kept = frames;
+  char print[8192];
+  fingerprint(b, 0, print, sizeof print);
+  long offset[2] = {0, 0};
+  int resume = resuming(b, print, progress_path), rc = EXIT_OK;
+  for (int k = 0; resume && k < 1 + b->normals; ++k) {
+    uint32_t whole = npy_frames_whole(tmp[k], n, &offset[k]);
+    kept = whole < kept ? whole : kept;
+  }
+  if (!resume || kept == frames) kept = 0; /* all there but not renamed: the last frame again is cheapest */
+  if (!kept && !write_text(progress_path, print)) return fail_write(b);
+  FILE *files[2] = {NULL, NULL};
+  for (int k = 0; !rc && k < 1 + b->normals; ++k) {
+    files[k] = fopen(tmp[k], kept ? "r+b" : "wb");
+    long at = offset[k] + (long)kept * (long)n * 12;
+    if (!files[k] || (kept && (fseek(files[k], at, SEEK_SET) || ftruncate(fileno(files[k]), at)))) rc = fail_write(b);
+  }
+  if (!rc && kept) fprintf(stderr, "skn: bake: resumed: %u of %u frames were whole and kept\n", kept, frames);
+  if (!rc) rc = write_frames(b, files, kept);
+  for (int k = 0; k < 2; ++k)
+    if (files[k] && fclose(files[k]) && !rc) rc = fail_write(b);
   return rc;
 }
 
@@ -550,7 +595,11 @@ static int write_manifest(const bake *b, const char *tmp) {
 static int run(bake *b) {
   char tmp[FILES][4200];
   int rc = EXIT_OK, count = b->vat == ZARR ? 0 : b->vat ? FILES : MANIFEST + 1; /* Zarr's files are renamed as made */
-  for (int k = 0; k < FILES; ++k) snprintf(tmp[k], sizeof tmp[k], "%s.tmp%ld", b->path[k], (long)getpid());
+  char progress_path[4200];
+  for (int k = 0; k < FILES; ++k)
+    if (b->vat == NPY && k < MANIFEST) snprintf(tmp[k], sizeof tmp[k], "%s.partial", b->path[k]); /* resumable */
+    else snprintf(tmp[k], sizeof tmp[k], "%s.tmp%ld", b->path[k], (long)getpid());
+  snprintf(progress_path, sizeof progress_path, "%s/.skn-progress", b->o->out);
   unlink(b->path[MANIFEST]); /* an old manifest goes first: the folder holds no whole bake until the new one */
   if (b->vat == ZARR) {
     rc = write_zarr(b);
@@ -561,12 +610,7 @@ static int run(bake *b) {
     rc = vat_textures(b, tmp[POSITIONS], tmp[NORMALS]);
     if (!rc) rc = vat_uv(b, tmp[UV], tmp[MESH]);
   } else {
-    FILE *files[2] = {NULL, NULL};
-    for (int k = 0; !rc && k < 1 + b->normals; ++k)
-      if (!(files[k] = fopen(tmp[k], "wb"))) rc = fail_write(b);
-    if (!rc) rc = write_frames(b, files);
-    for (int k = 0; k < 2; ++k)
-      if (files[k] && fclose(files[k]) && !rc) rc = fail_write(b);
+    rc = write_npy_bake(b, tmp, progress_path);
   }
   if (!rc) rc = write_manifest(b, tmp[MANIFEST]);
   if (!rc && b->vat == ZARR && rename(tmp[MANIFEST], b->path[MANIFEST])) rc = fail_write(b);
@@ -576,7 +620,8 @@ static int run(bake *b) {
     if (present && rename(tmp[file], b->path[file])) rc = fail_write(b);
     if (!present) unlink(b->path[file]); /* an older bake's */
   }
-  for (int k = 0; rc && k < FILES; ++k) unlink(tmp[k]);
+  for (int k = 0; rc && k < FILES; ++k) unlink(tmp[k]); /* a failed write's: not resumable, maybe not whole */
+  if (b->vat == NPY) unlink(progress_path);               /* whole, or nothing left to resume */
   return rc;
 }
 

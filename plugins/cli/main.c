@@ -56,7 +56,7 @@ static const char *HELP_BAKE =
     "  --frames A:B         frames A to B - 1 (default: the whole animation, its last key included)\n"
     "  --method M           lbs, lbs-quat, dqs, blend or cor (default lbs)\n"
     "  --dqs-scale polar|keep-y, --blend B, --layout full|compact, --weights W0,W1,...  as skn skin\n"
-    "  --format npy         NumPy arrays\n"
+    "  --format npy         NumPy arrays; run again after an unfinished bake, it keeps the whole frames\n"
     "  --format vat-png     vertex animation textures: OUT/positions.png and normals.png (16-bit RGB, one\n"
     "                       texel a vertex, a frame's rows after another's, positions normalized to the\n"
     "                       bounds in manifest.json), OUT/uv.npy and OUT/mesh.glb (the file again, the\n"

@@ -233,34 +233,83 @@ def _write_text(path, text):
             os.unlink(tmp)
 
 
-def _bake_npy(job, out, chunk, client, progress):
+def _fingerprint(job, fmt, chunk):
+    """What a bake's frames are made of, as OUT/.skn-progress holds it while the bake is unfinished."""
+    return json.dumps({"skn.bake": version(), "format": fmt, "chunk": chunk,
+                       **{k: v for k, v in job.items() if k not in ("threads", "any_path")}}, default=float) + "\n"
+
+
+def _resumable(marker, fingerprint, overwrite):
+    try:
+        with open(marker) as f:
+            return not overwrite and f.read() == fingerprint
+    except FileNotFoundError:
+        return False
+
+
+def _open_partial(path, shape, resume):
+    """An array's partial file, memory-mapped: the unfinished bake's (resume, where it has this
+    shape) or a new one. (array, whether it was resumed)."""
+    if resume and os.path.exists(path):
+        try:
+            a = numpy.lib.format.open_memmap(path, mode="r+")
+            if a.shape == shape and a.dtype == numpy.float32:
+                return a, True
+        except ValueError:
+            pass
+    return numpy.lib.format.open_memmap(path, mode="w+", dtype=numpy.float32, shape=shape), False
+
+
+def _bake_npy(job, out, chunk, client, progress, overwrite):
+    """The arrays, memory-mapped as positions.npy.partial and normals.npy.partial, each task's rows
+    written as it comes back and its first frame then appended to OUT/.skn-done; renamed when
+    whole. A rerun of an unfinished bake (killed, interrupted: OUT/.skn-progress is this bake's)
+    makes only the chunks .skn-done does not list. A failure (a task's error, a full disk) leaves
+    nothing to resume."""
     names = [os.path.join(out, n) for n in ("positions.npy", "normals.npy")]
-    tmp = [f"{n}.tmp{os.getpid()}" for n in names]
+    partial = [f"{n}.partial" for n in names]
+    marker, log = os.path.join(out, ".skn-progress"), os.path.join(out, ".skn-done")
+    fingerprint = _fingerprint(job, "npy", chunk)
     first, end = job["first"], job["end"]
     shape = (end - first, job["vertices"], 3)
-    arrays = [numpy.lib.format.open_memmap(tmp[k], mode="w+", dtype=numpy.float32, shape=shape)
-              for k in range(1 + job["normals"])]
+    resume = _resumable(marker, fingerprint, overwrite)
+    opened = [_open_partial(partial[k], shape, resume) for k in range(1 + job["normals"])]
+    arrays = [a for a, _ in opened]
+    done = set()
+    if resume and all(r for _, r in opened) and os.path.exists(log):
+        with open(log) as f:
+            done = {int(x) for x in f.read().split()}
+    else:
+        _write_text(marker, fingerprint)
+        open(log, "w").close()
     try:
-        tasks = [(job, a, min(a + chunk, end)) for a in range(first, end, chunk)]
+        tasks = [(job, a, min(a + chunk, end)) for a in range(first, end, chunk) if a not in done]
+        progress.add(sum(min(chunk, end - a) for a in done))
         window = None if client is None else 2 * max(1, len(client.scheduler_info().get("workers", {})))
-        for a, p, n in _run(tasks, client, _npy_task, window):
-            arrays[0][a - first:a - first + len(p)] = p
-            if n is not None:
-                arrays[1][a - first:a - first + len(n)] = n
-            progress.add(len(p))
+        with open(log, "a") as f:
+            for a, p, n in _run(tasks, client, _npy_task, window):
+                arrays[0][a - first:a - first + len(p)] = p  # a shared mapping: in the file once written
+                if n is not None:
+                    arrays[1][a - first:a - first + len(n)] = n
+                f.write(f"{a}\n")
+                f.flush()
+                progress.add(len(p))
         for a in arrays:
             a.flush()
         del arrays[:]
         for k in range(1 + job["normals"]):
-            os.replace(tmp[k], names[k])
+            os.replace(partial[k], names[k])
         if not job["normals"] and os.path.exists(names[1]):
             os.unlink(names[1])  # an older bake's
-    finally:
+    except Exception:
         del arrays[:]
-        for t in tmp:
+        for t in partial + [marker, log]:  # not whole, maybe not right: nothing to resume
             if os.path.exists(t):
                 os.unlink(t)
-    return {"arrays": {a: f"{a}.npy" for a in _arrays(job)}}, 0
+        raise
+    for t in (marker, log):
+        os.unlink(t)
+    return {"arrays": {a: f"{a}.npy" for a in _arrays(job)}}, len(done)
 
 
 def _zarr_metadata(job, out, chunk):
@@ -285,14 +334,9 @@ def _clear_chunks(out, names):
 def _bake_zarr(job, out, chunk, client, progress, overwrite):
     frames = job["end"] - job["first"]
     chunks = (frames + chunk - 1) // chunk
-    fingerprint = json.dumps({"skn.bake": version(), "chunk": chunk,
-                              **{k: v for k, v in job.items() if k not in ("threads", "any_path")}}, default=float) + "\n"
+    fingerprint = _fingerprint(job, "zarr", chunk)
     marker = os.path.join(out, ".skn-progress")
-    try:
-        with open(marker) as f:
-            resume = not overwrite and f.read() == fingerprint
-    except FileNotFoundError:
-        resume = False
+    resume = _resumable(marker, fingerprint, overwrite)
     if not resume:
         _clear_chunks(out, ("positions", "normals"))
     _zarr_metadata(job, out, chunk)
@@ -492,7 +536,7 @@ def _bake_one(job, name, out, format, chunk, client, overwrite, progress, nested
     if format == "zarr":
         written, kept = _bake_zarr(job, out, chunk, client, bar, overwrite)
     else:
-        written, kept = _bake_npy(job, out, chunk, client, bar)
+        written, kept = _bake_npy(job, out, chunk, client, bar, overwrite)
     m = _manifest(job, name, format, written)
     _write_text(manifest, json.dumps(m, indent=2) + "\n")
     return m, kept

@@ -2,8 +2,8 @@
 bake however the frames are cut into tasks, here or on a Dask cluster this test starts on
 loopback and stops, npy and zarr; `skn bake`'s files (build/bin/skn, where it is built), Zarr's
 chunk files byte for byte; a bake replaced only with overwrite=True; bad requests refused; a
-bake killed with SIGKILL (the command's and Python's) leaves no manifest, and its rerun keeps
-the chunks already whole and makes the rest; a Dask worker killed with SIGKILL mid-bake, and
+bake killed with SIGKILL (the command's and Python's, zarr and npy) leaves no manifest, and its
+rerun keeps what was whole and makes the rest; a Dask worker killed with SIGKILL mid-bake, and
 the bake still ends whole and equal."""
 import json
 import os
@@ -256,6 +256,50 @@ class Zarr(unittest.TestCase):
         for name in ("positions", "normals"):
             self.assertTrue((g[name][:] == numpy.load(os.path.join(self.dir, "here", f"{name}.npy"))).all(), name)
         self.assertEqual(load_json(os.path.join(out, "manifest.json"))["frames"], here["frames"])
+
+    def npy_killed_and_rerun(self, command, unit):
+        """The same for npy (one file an array): killed with SIGKILL once some frames are in (the
+        command's file has 2 MB; Python's, memory-mapped at full size from the start, lists 2
+        chunks in .skn-done), rerun, it keeps what was whole and the arrays are the ones baked here."""
+        out = os.path.join(self.dir, "killed-npy")
+        partial, log = os.path.join(out, "positions.npy.partial"), os.path.join(out, ".skn-done")
+
+        def started():
+            if unit == "chunks":
+                return os.path.exists(log) and open(log).read().count("\n") >= 2
+            return os.path.exists(partial) and os.path.getsize(partial) > 2 << 20
+        for fps in (600, 2400, 9600):
+            shutil.rmtree(out, ignore_errors=True)
+            args = command + [CESIUM, "--fps", str(fps), "--method", "dqs", "--format", "npy", "-o", out]
+            proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 120
+            while proc.poll() is None and time.monotonic() < deadline and not started():
+                time.sleep(0.001)
+            if proc.poll() is None:
+                os.kill(proc.pid, signal.SIGSTOP)
+                stopped = not os.path.exists(os.path.join(out, "manifest.json"))
+                proc.kill()
+                proc.wait()
+                if stopped:
+                    break
+        else:
+            self.fail("every bake finished before it could be killed")
+        self.assertEqual(sorted(f for f in os.listdir(out) if not f.startswith(".")),
+                         ["normals.npy.partial", "positions.npy.partial"])
+        rerun = subprocess.run(args, check=True, capture_output=True, text=True)
+        self.assertRegex(rerun.stderr, rf"resumed: [1-9][0-9]* of [0-9]+ {unit} were whole and kept")
+        self.assertEqual(sorted(os.listdir(out)), ["manifest.json", "normals.npy", "positions.npy"])
+        skn.bake(CESIUM, os.path.join(self.dir, "here"), fps=fps, method="dqs")
+        for name in ("positions.npy", "normals.npy"):
+            with open(os.path.join(out, name), "rb") as a, open(os.path.join(self.dir, "here", name), "rb") as b:
+                self.assertTrue(a.read() == b.read(), name)
+
+    def test_python_npy_killed_and_rerun(self):
+        self.npy_killed_and_rerun([sys.executable, "-m", "skn", "bake", "--chunk", "8"], "chunks")
+
+    @unittest.skipUnless(os.path.exists(SKN), "the skn command is not built")
+    def test_the_command_s_npy_killed_and_rerun(self):
+        self.npy_killed_and_rerun([SKN, "bake"], "frames")
 
     def test_python_killed_and_rerun(self):
         self.killed_and_rerun([sys.executable, "-m", "skn", "bake"])
