@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "gltf_edit.h"
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -36,6 +37,7 @@ typedef struct bake {
   float start, fps;             /* the animation's first key; frames a second */
   int normals, vat;             /* the primitive has normals; --format: 0 npy, VAT_PNG or VAT_EXR */
   int exr_float;                /* vat-exr: float, not half */
+  uint32_t zarr_chunk;          /* vat from --from-zarr: its chunk's frames (0: skinned here) */
   uint32_t width, rows;         /* vat: texels a row, rows a frame */
   float lo[3], hi[3];           /* vat: the positions' bounds over the bake */
   int mesh;                     /* vat: mesh.glb written (not where the document names files beside it) */
@@ -404,11 +406,61 @@ static int bone_palettes(bake *b, const char *tmp_palette) {
  * decode to within 2^-17 of their range. The bounds need every frame
  * first: the frames are skinned twice, memory is still one frame. */
 
+/* Frame i of the bake's frames, skinned here or read from --from-zarr's
+ * chunk files (raw float32, C order: frame i at (i % chunk) * n * 12 of
+ * chunk i / chunk), which are bit for bit what skinning gives. */
+static int vat_frame(bake *b, uint32_t i, float *p, float *nrm) {
+  if (!b->zarr_chunk) return posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
+  uint32_t n = b->m.info.vertex_count;
+  for (int k = 0; k < 1 + b->normals; ++k) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s/%u.0.0", b->o->from_zarr, k ? "normals" : "positions", i / b->zarr_chunk);
+    FILE *f = fopen(path, "rb");
+    int ok = f && !fseek(f, (long)(i % b->zarr_chunk) * (long)n * 12, SEEK_SET) && fread(k ? nrm : p, 12, n, f) == n;
+    if (f) fclose(f);
+    if (!ok) return fprintf(stderr, "skn: bake: --from-zarr: cannot read frame %u from %s\n", b->first + i, path), EXIT_INPUT;
+  }
+  return EXIT_OK;
+}
+
+/* --from-zarr DIR: a whole zarr bake (its manifest) of these very frames:
+ * the same file's primitive, animation, fps, frames, method and vertices. */
+static int open_zarr_frames(bake *b) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/manifest.json", b->o->from_zarr);
+  FILE *f = fopen(path, "rb");
+  char *text = f ? malloc(1 << 16) : NULL;
+  size_t len = text ? fread(text, 1, (1 << 16) - 1, f) : 0;
+  if (f) fclose(f);
+  if (text) text[len] = 0;
+  cJSON *m = text ? cJSON_Parse(text) : NULL, *frames = cJSON_GetObjectItem(m, "frames");
+  cJSON *animation = cJSON_GetObjectItem(m, "animation"), *chunks = cJSON_GetObjectItem(m, "chunks");
+  double fps = cJSON_GetNumberValue(cJSON_GetObjectItem(m, "fps"));
+  const char *method = cJSON_GetStringValue(cJSON_GetObjectItem(m, "method"));
+  uint32_t want_animation = cJSON_IsNull(animation) ? SKN_GLTF_NO_ANIMATION
+                                                    : (uint32_t)cJSON_GetNumberValue(cJSON_GetObjectItem(animation, "index"));
+  const char *format = cJSON_GetStringValue(cJSON_GetObjectItem(m, "format"));
+  int ok = m && method && format && !strcmp(format, "zarr") && !strcmp(method, b->o->method_names[0]) &&
+           cJSON_GetNumberValue(cJSON_GetObjectItem(m, "vertex_count")) == b->m.info.vertex_count &&
+           cJSON_GetNumberValue(cJSON_GetObjectItem(m, "primitive")) == b->m.primitive &&
+           want_animation == b->m.animation && (float)fps == b->fps &&
+           cJSON_GetNumberValue(cJSON_GetArrayItem(frames, 0)) == b->first &&
+           cJSON_GetNumberValue(cJSON_GetArrayItem(frames, 1)) == b->end &&
+           (cJSON_GetObjectItem(cJSON_GetObjectItem(m, "arrays"), "normals") != NULL) == b->normals;
+  b->zarr_chunk = ok ? (uint32_t)cJSON_GetNumberValue(cJSON_GetArrayItem(chunks, 0)) : 0;
+  cJSON_Delete(m);
+  free(text);
+  if (ok && b->zarr_chunk) return EXIT_OK;
+  fprintf(stderr, "skn: bake: --from-zarr %s: not a whole zarr bake of these frames (its manifest names another "
+                  "primitive, animation, fps, frame range, method or mesh)\n", b->o->from_zarr);
+  return EXIT_INPUT;
+}
+
 static int vat_bounds(bake *b, float *p, float *nrm) {
   uint32_t n = b->m.info.vertex_count, frames = b->end - b->first;
   for (int c = 0; c < 3; ++c) b->lo[c] = INFINITY, b->hi[c] = -INFINITY;
   for (uint32_t i = 0; i < frames; ++i) {
-    int rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
+    int rc = vat_frame(b, i, p, nrm);
     if (rc) return rc;
     for (size_t k = 0; k < (size_t)n * 3; ++k)
       b->lo[k % 3] = fminf(b->lo[k % 3], p[k]), b->hi[k % 3] = fmaxf(b->hi[k % 3], p[k]);
@@ -466,7 +518,7 @@ static int vat_textures(bake *b, const char *tmp_positions, const char *tmp_norm
        (b->normals && !(enor = exr_rgb_open(tmp_normals, b->width, height, !b->exr_float, 3)))))
     rc = fail_write(b);
   for (uint32_t i = 0; !rc && i < frames; ++i) {
-    rc = posed_mesh_skin(&b->m, time_of(b, i), b->o->methods[0], b->o->dqs_scale, p, nrm);
+    rc = vat_frame(b, i, p, nrm);
     int ok = b->vat == VAT_PNG ? vat_rows(b, pos, p, b->lo, b->hi, row) && (!nor || vat_rows(b, nor, nrm, NLO, NHI, row))
                                : exr_rows(b, epos, p, frow) && (!enor || exr_rows(b, enor, nrm, frow));
     if (!rc && !ok) rc = fail_write(b);
@@ -646,6 +698,7 @@ int bake_one(const options *o, int format, int nested) {
   b.width = b.m.info.vertex_count < width ? b.m.info.vertex_count : width;
   b.rows = (b.m.info.vertex_count + b.width - 1) / b.width;
   rc = plan_frames(&b);
+  if (!rc && o->from_zarr) rc = open_zarr_frames(&b);
   if (!rc) rc = prepare_folder(&b, nested);
   if (!rc) rc = run(&b);
   posed_mesh_close(&b.m);

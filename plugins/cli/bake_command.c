@@ -9,7 +9,8 @@
  * (pN-none without an animation), then OUT/manifest.json lists them, last,
  * so that it proves the whole run as a single bake's manifest proves it.
  * Every choice, and --frames against every animation, is checked before
- * anything is baked. */
+ * anything is baked. --from-zarr DIR makes vat-png or vat-exr of a zarr
+ * bake's frames (DIR/pN-aA for several), as skn.bake does on Dask. */
 #define _GNU_SOURCE /* dladdr */
 #include "cli.h"
 
@@ -172,7 +173,7 @@ static int write_set_manifest(const options *o, const bake_set *s, skn_gltf *g) 
  * manifest last. */
 static int bake_all(const options *o, int format, const bake_set *s, skn_gltf *g) {
   uint32_t bakes = s->primitive_count * s->animation_count;
-  char manifest[4200], folder[4200], animation[16];
+  char manifest[4200], folder[4200], frames_from[4200], animation[16];
   snprintf(manifest, sizeof manifest, "%s/manifest.json", o->out);
   if (bakes > 1) {
     struct stat st;
@@ -195,6 +196,10 @@ static int bake_all(const options *o, int format, const bake_set *s, skn_gltf *g
       if (a == SKN_GLTF_NO_ANIMATION) snprintf(folder, sizeof folder, "%s/p%u-none", o->out, p);
       else snprintf(folder, sizeof folder, "%s/p%u-a%u", o->out, p, a);
       one.out = folder;
+      if (o->from_zarr) { /* the frames of a several-bake zarr run: its folder of the same name */
+        snprintf(frames_from, sizeof frames_from, "%s/%s", o->from_zarr, strrchr(folder, '/') + 1);
+        one.from_zarr = frames_from;
+      }
     }
     rc = bake_one(&one, format, bakes > 1);
   }
@@ -256,7 +261,7 @@ static int bake_on_dask(int argc, char **argv) {
 int cmd_bake(int argc, char **argv) {
   options o;
   int rc = parse_options(argc, argv, 2, "primitive primitive-list animation fps frames method dqs-scale blend layout weights "
-                                        "format vat-width exr-float chunk overwrite any-path o dask workers", &o);
+                                        "format vat-width exr-float chunk overwrite any-path o dask workers from-zarr", &o);
   if (rc) return rc;
   if (o.workers && !(o.dask && !strcmp(o.dask, "local")))
     return fprintf(stderr, "skn: bake: --workers is --dask local's\n"), EXIT_USAGE;
@@ -274,6 +279,8 @@ int cmd_bake(int argc, char **argv) {
   if (o.chunk && format != BAKE_ZARR) return fprintf(stderr, "skn: bake: --chunk is zarr's\n"), EXIT_USAGE;
   if (o.exr_float && format != BAKE_VAT_EXR) return fprintf(stderr, "skn: bake: --exr-float is vat-exr's\n"), EXIT_USAGE;
   if (!o.out) return fprintf(stderr, "skn: bake: -o OUT, the folder, is required\n"), EXIT_USAGE;
+  if (o.from_zarr && format != BAKE_VAT_PNG && format != BAKE_VAT_EXR)
+    return fprintf(stderr, "skn: bake: --from-zarr makes vat-png or vat-exr of a zarr bake's frames\n"), EXIT_USAGE;
   skn_gltf *g;
   skn_gltf_info info = {sizeof info};
   if (open_document(&o, &g) || skn_gltf_info_get(g, &info)) return fail_input(o.file);

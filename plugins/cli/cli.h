@@ -33,6 +33,7 @@ typedef struct options {
   uint32_t chunk;            /* bake's --chunk: zarr's frames a chunk (0: 64) */
   int overwrite;             /* bake's --overwrite */
   const char *primitives;    /* bake's --primitive N,M,...|all (its allowed list names "primitive-list") */
+  const char *from_zarr;     /* bake's --from-zarr DIR: vat-png/vat-exr of a zarr bake's frames, not skinned again */
   const char *dask;          /* bake's --dask ADDRESS|local: the bake handed to Python's skn.bake on Dask */
   uint32_t workers;          /* bake's --workers: --dask local's worker processes (0: a core each) */
   int gpu;                   /* --gpu: skin (skin) and draw (render) on the GPU */

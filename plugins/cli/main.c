@@ -63,6 +63,8 @@ static const char *HELP_BAKE =
     "                       primitive given a TEXCOORD_n addressing each vertex's texel)\n"
     "  --format vat-exr     the same textures as OpenEXR (half; --exr-float: float), the values as they are\n"
     "  --vat-width W        the textures' texels a row (default 4096; a frame wraps to more rows)\n"
+    "  --from-zarr DIR      vat-png or vat-exr of the frames of DIR, a whole zarr bake of the same frames,\n"
+    "                       read instead of skinned (skn.bake on Dask bakes zarr first, then this)\n"
     "  --format bone-vat    OUT/palette.exr (float RGBA, a row a frame, joint j's 3x4 palette matrix in\n"
     "                       texels 3j..3j+2) with rest.npy, joints.npy and weights.npy (LBS; no morph targets)\n"
     "  --format zarr        OUT a Zarr (v2) group of the arrays positions and normals, as npy's, uncompressed,\n"

@@ -114,6 +114,8 @@ static int apply(options *o, const char *name, const char *value) {
     o->workers = (uint32_t)x;
   } else if (!strcmp(name, "dask")) {
     o->dask = value;
+  } else if (!strcmp(name, "from-zarr")) {
+    o->from_zarr = value;
   } else if (!strcmp(name, "animation")) {
     o->animation = value;
   } else if (!strcmp(name, "o")) {

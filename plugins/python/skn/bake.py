@@ -6,7 +6,9 @@ manifest `skn bake` writes (plugins/cli/bake.c), here or spread over a Dask clus
   mapped), a few tasks in flight, so that memory holds a few chunks, not the bake. The arrays are
   written under temporary names and renamed when whole.
 - "vat-png", "vat-exr", "bone-vat": the textures, one file a bake, written by the skn command
-  (found beside libskn or on PATH) with the same arguments; in one process, never on a client.
+  (found beside libskn or on PATH) with the same arguments. With a client, vat-png and vat-exr
+  bake their frames to zarr on it first (OUT/.skn-frames), which the command then reads
+  (--from-zarr) instead of skinning; bone-vat, which only poses, is made here.
 - "zarr": OUT a Zarr (v2) group of the same arrays, chunked by `chunk` frames, uncompressed, as the
   command writes it byte for byte. Each task writes its own chunk files, under a temporary name
   and renamed into place whole, and skips a chunk already whole: a task run twice (a worker that
@@ -388,8 +390,8 @@ def bake(path, out, *, primitive=None, animation=0, fps=30.0, frames=None, metho
     animation's first key; the whole animation by default — into the folder `out`, as `skn bake`
     does; method, dqs_scale and blend (BLEND's b for every vertex) as there. format: "npy" or
     "zarr", or the textures "vat-png", "vat-exr" and "bone-vat" (one file a bake, which the skn
-    command writes: beside libskn, on PATH or $SKN_COMMAND; no client; textures={"vat_width": W,
-    "exr_float": True} as its options). chunk: frames a task (and Zarr's chunk); client: a Dask distributed.Client to run the
+    command writes: beside libskn, on PATH or $SKN_COMMAND; with a client the vertex textures'
+    frames are baked on it first; textures={"vat_width": W, "exr_float": True} as its options). chunk: frames a task (and Zarr's chunk); client: a Dask distributed.Client to run the
     tasks on (None: here); threads: skn_skin's threads a call (None: 1 with a client, else all
     cores); progress: a bar on standard error, where it is a terminal. One bake goes into `out`,
     several each into out/pN-aA (pN-none) with out/manifest.json listing them. Returns the
@@ -434,13 +436,27 @@ def _command():
     return next((f for f in found if f and os.access(f, os.X_OK)), None)
 
 
-def _by_the_command(path, out, *, primitive, animation, fps, frames, method, dqs_scale, blend, format, client,
-                    overwrite, any_path, textures):
+def _textures_on(client, path, out, format, chunk, threads, how):
+    """vat-png or vat-exr on a Dask client: the frames baked to zarr on the cluster into
+    OUT/.skn-frames (every task its chunk, resumable as any zarr bake), then the command writes the
+    textures from them (--from-zarr: read, not skinned again) in this process, and the frames go."""
+    if os.path.exists(os.path.join(out, "manifest.json")) and not how["overwrite"]:
+        raise FileExistsError(f"{out} holds a bake ({os.path.join(out, 'manifest.json')}); overwrite=True replaces it")
+    frames = os.path.join(out, ".skn-frames")
+    if os.path.exists(os.path.join(frames, "manifest.json")):
+        os.unlink(os.path.join(frames, "manifest.json"))  # remade (its chunks kept where they are this bake's)
+    _bake(path, frames, format="zarr", chunk=chunk, client=client, threads=threads, progress=False,
+          **dict(how, overwrite=False, textures=None))
+    m = _by_the_command(path, out, format=format, frames_from=frames, **how)
+    shutil.rmtree(frames)
+    return m
+
+
+def _by_the_command(path, out, *, primitive, animation, fps, frames, method, dqs_scale, blend, format, overwrite,
+                    any_path, textures, frames_from=None):
     """The textures (vat-png, vat-exr, bone-vat): one file a bake, written by the skn command with
-    these arguments (its PNG and OpenEXR writers); the manifest it wrote."""
-    if client is not None:
-        raise Unsupported("SKN_ERR_UNSUPPORTED", f"format {format!r} with a client: a texture is one file a bake, "
-                          "written in one process; bake npy or zarr on Dask")
+    these arguments (its PNG and OpenEXR writers; frames_from: a zarr bake of the frames, read not
+    skinned); the manifest it wrote."""
     command = _command()
     if command is None:
         raise Unsupported("SKN_ERR_UNSUPPORTED", f"format {format!r} is written by the skn command, which is neither "
@@ -462,6 +478,7 @@ def _by_the_command(path, out, *, primitive, animation, fps, frames, method, dqs
         args += ["--exr-float"] if key == "exr_float" and value else [] if key == "exr_float" else \
             ["--vat-width", str(_args.count(value, "vat_width"))]
     args += ["--overwrite"] * bool(overwrite) + ["--any-path"] * bool(any_path)
+    args += ["--from-zarr", os.fsdecode(frames_from)] if frames_from else []
     done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     message = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
     if done.returncode == 2:
@@ -500,9 +517,11 @@ def _bake(path, out, *, primitive, animation, fps, frames, method, dqs_scale, bl
     _args.name(method, _abi.METHODS, "method")
     threads = (1 if client is not None else 0) if threads is None else _args.count(threads, "threads")
     if format in TEXTURES:
-        return _by_the_command(path, out, primitive=primitive, animation=animation, fps=fps, frames=frames,
-                               method=method, dqs_scale=dqs_scale, blend=blend, format=format, client=client,
-                               overwrite=overwrite, any_path=any_path, textures=textures), 0
+        how = dict(primitive=primitive, animation=animation, fps=fps, frames=frames, method=method, dqs_scale=dqs_scale,
+                   blend=blend, overwrite=overwrite, any_path=any_path, textures=textures)
+        if client is None or format == "bone-vat":  # bone-vat poses, skins nothing: made here
+            return _by_the_command(path, out, format=format, **how), 0
+        return _textures_on(client, path, out, format, chunk, threads, how), 0
     base = {"path": os.fsdecode(path), "any_path": bool(any_path), "method": method, "dqs_scale": dqs_scale,
             "threads": threads, "blend": _args.real(blend, "blend"), "fps": fps}
     jobs = []
@@ -562,8 +581,8 @@ def _arguments(argv):
             sys.stderr.write(f"skn: bake: {message}\n")
             sys.exit(2)
 
-    p = Parser(prog="skn bake", description="skn bake on Dask: the command's form (skn bake --help), "
-               "formats npy and zarr; every task writes its own chunk.")
+    p = Parser(prog="skn bake", description="skn bake on Dask: the command's form (skn bake --help); "
+               "every task writes its own chunk of frames.")
     p.add_argument("file")
     p.add_argument("--primitive", default=None)
     p.add_argument("--animation", default=None)
@@ -579,16 +598,17 @@ def _arguments(argv):
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--overwrite", action="store_true")
     p.add_argument("--any-path", action="store_true")
-    for only_here in ("--layout", "--weights", "--vat-width"):
+    for only_here in ("--layout", "--weights"):
         p.add_argument(only_here, default=None)
+    p.add_argument("--vat-width", type=int, default=None)
     p.add_argument("--exr-float", action="store_true")
     a = p.parse_args(argv)
-    for name in ("layout", "weights", "vat_width", "exr_float"):
+    for name in ("layout", "weights"):
         if getattr(a, name):
-            p.error(f"--{name.replace('_', '-')} is the command's alone; bake without --dask")
-    if a.format not in FORMATS:
-        p.error(f"--format {a.format} with --dask: tasks write npy and zarr (each a chunk of frames); "
-                "vat-png, vat-exr and bone-vat are one texture a bake: bake them without --dask")
+            p.error(f"--{name} is the command's alone; bake without --dask")
+    if a.format not in FORMATS + TEXTURES:
+        p.error(f"--format {a.format}: skn bake makes npy, zarr, vat-png, vat-exr and bone-vat")
+    a.textures = {k: v for k, v in (("vat_width", a.vat_width), ("exr_float", a.exr_float)) if v}
     if a.frames is not None:
         first, _, end = a.frames.partition(":")
         if not (first.isdigit() and end.isdigit()):
@@ -615,7 +635,8 @@ def main(argv=None):
             client, cluster = _client(a.dask, a.workers)
         m, kept = _bake(a.file, a.out, primitive=a.primitive, animation=a.animation, fps=a.fps, frames=a.frames,
                         method=a.method, dqs_scale=a.dqs_scale, blend=a.blend, format=a.format, chunk=a.chunk,
-                        client=client, overwrite=a.overwrite, any_path=a.any_path, threads=None, progress=True)
+                        client=client, overwrite=a.overwrite, any_path=a.any_path, threads=None, progress=True,
+                        textures=a.textures)
         if kept and "frames" in m:
             chunks = (m["frames"][1] - m["frames"][0] + a.chunk - 1) // a.chunk
             sys.stderr.write(f"skn: bake: resumed: {kept} of {chunks} chunks were whole and kept\n")

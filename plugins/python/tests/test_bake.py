@@ -145,8 +145,6 @@ class Bake(unittest.TestCase):
         for kwargs, error, message in (({"frames": (5, 2)}, skn.InvalidArgument, "need A < B"),
                                        ({"fps": 0}, skn.InvalidArgument, "above 0"),
                                        ({"format": "obj"}, skn.Unsupported, "writes npy, zarr, vat-png"),
-                                       ({"format": "vat-exr", "client": object()}, skn.Unsupported,
-                                        "a texture is one file a bake"),
                                        ({"frames": (3, 30), "animation": "Walk", "fps": 10}, skn.IndexOutOfRange,
                                         r"frames 3:30: animation 1 \(Walk\) has frames 0 to 7 at 10 fps"),
                                        ({"frames": (0, 2), "animation": None}, skn.IndexOutOfRange,
@@ -328,6 +326,26 @@ class BakeOnDask(unittest.TestCase):
         finally:
             shutil.rmtree(tmp)
 
+
+    def test_textures_on_a_cluster_are_the_command_s(self):
+        """vat-png with a client: the frames baked to zarr on the cluster, then the command writes the
+        textures from them; the files are the one-process bake's byte for byte, and the frames go."""
+        from distributed import Client, LocalCluster
+        tmp = tempfile.mkdtemp()
+        try:
+            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                              dashboard_address=None, worker_dashboard_address=None, silence_logs=50) as cluster, \
+                    Client(cluster, timeout=60) as client:
+                m = skn.bake(CESIUM, os.path.join(tmp, "dask"), fps=24, frames=(2, 30), format="vat-png", chunk=5,
+                             client=client)
+            here = skn.bake(CESIUM, os.path.join(tmp, "here"), fps=24, frames=(2, 30), format="vat-png")
+            self.assertEqual(m, here)
+            self.assertEqual(sorted(os.listdir(os.path.join(tmp, "dask"))), sorted(os.listdir(os.path.join(tmp, "here"))))
+            for f in os.listdir(os.path.join(tmp, "here")):
+                with open(os.path.join(tmp, "dask", f), "rb") as a, open(os.path.join(tmp, "here", f), "rb") as b:
+                    self.assertEqual(a.read(), b.read(), f)
+        finally:
+            shutil.rmtree(tmp)
 
     def test_a_worker_killed_mid_bake(self):
         """Each task writes its own chunk; a worker killed with SIGKILL while the bake runs loses
