@@ -96,6 +96,18 @@ static int plan_frames(bake *b) {
   return EXIT_OK;
 }
 
+int make_folders(const char *path) {
+  char p[4096];
+  if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) return errno = ENAMETOOLONG, -1;
+  for (char *c = p + 1; *c; ++c) /* each parent, then the folder: mkdir -p */
+    if (*c == '/') {
+      *c = 0;
+      if (mkdir(p, 0777) && errno != EEXIST) return -1;
+      *c = '/';
+    }
+  return mkdir(p, 0777) && errno != EEXIST ? -1 : 0;
+}
+
 uint32_t bake_frame_count(float seconds, float fps) { return (uint32_t)floor((double)seconds * fps + 1e-6) + 1; }
 
 /* OUT: made, or refused where it holds a bake and --overwrite is not given. */
@@ -108,7 +120,7 @@ static int prepare_folder(bake *b, int nested) {
                                               {"positions", "normals", "manifest.json", ".zgroup", ""},
                                               {"palette.exr", "rest.npy", "manifest.json", "joints.npy", "weights.npy"}};
   for (int k = 0; k < FILES; ++k) snprintf(b->path[k], sizeof b->path[k], "%s/%s", out, NAMES[b->vat][k]);
-  if (mkdir(out, 0777) && errno != EEXIST) return fprintf(stderr, "skn: bake: cannot make %s: %s\n", out, strerror(errno)), EXIT_INPUT;
+  if (make_folders(out)) return fprintf(stderr, "skn: bake: cannot make %s: %s\n", out, strerror(errno)), EXIT_INPUT;
   struct stat st;
   if (stat(out, &st) || !S_ISDIR(st.st_mode)) return fprintf(stderr, "skn: bake: %s is not a folder\n", out), EXIT_INPUT;
   if (!access(b->path[2], F_OK) && !b->o->overwrite && !nested)

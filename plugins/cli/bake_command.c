@@ -177,7 +177,7 @@ static int bake_all(const options *o, int format, const bake_set *s, skn_gltf *g
   snprintf(manifest, sizeof manifest, "%s/manifest.json", o->out);
   if (bakes > 1) {
     struct stat st;
-    if (mkdir(o->out, 0777) && errno != EEXIST)
+    if (make_folders(o->out))
       return fprintf(stderr, "skn: bake: cannot make %s: %s\n", o->out, strerror(errno)), EXIT_INPUT;
     if (stat(o->out, &st) || !S_ISDIR(st.st_mode)) return fprintf(stderr, "skn: bake: %s is not a folder\n", o->out), EXIT_INPUT;
     if (!access(manifest, F_OK) && !o->overwrite)

@@ -93,6 +93,7 @@ int cmd_bake(int argc, char **argv);
 /* bake.c: one bake, of the primitive and animation the options name, into o->out. */
 enum { BAKE_NPY, BAKE_VAT_PNG, BAKE_VAT_EXR, BAKE_ZARR, BAKE_BONE_VAT, BAKE_FORMATS };
 int bake_one(const options *o, int format, int nested);
+int make_folders(const char *path);                 /* mkdir -p: 0, or -1 with errno */
 uint32_t bake_frame_count(float seconds, float fps); /* frames at or before `seconds`: floor(s * fps) + 1 */
 int cmd_weights(int argc, char **argv);
 
