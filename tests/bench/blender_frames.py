@@ -5,14 +5,15 @@ Armature modifier and with the add-on's CPU mode.
 A tube of rings of 40 vertices along a chain of 60 bones, each vertex
 weighted to the two bones nearest it, the bones keyed over 20 frames; at
 50,000 and 200,000 vertices, three ways: plain bones; B-Bones of 8 segments;
-plain bones and two shape keys, one of them keyed. A frame is
+plain bones and two shape keys, one of them keyed; and a Rigify human (the Human metarig generated,
+B-Bones among its deform bones, automatic weights, two shape keys). A frame is
 scene.frame_set(f) and the view layer updated until the deformed mesh is
 evaluated (skn writes its offsets in frame_change_post; the modifier is done
 by then). Milliseconds a frame: the median of RUNS passes over the 20 frames,
 each pass's figure its median frame; the modifier runs before Bind and after
 Unbind, its figure the median of both.
 
-  blender -b --factory-startup --python blender_frames.py -- ADDON.zip [VERTICES...]
+  blender -b --factory-startup --python blender_frames.py -- ADDON.zip [VERTICES...|rigify]
 """
 import math
 import os
@@ -26,11 +27,12 @@ import numpy
 numpy.bool = bool
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "blender"))
-from arm_scene import chain_rig  # noqa: E402
+from arm_scene import chain_rig, metaball_body  # noqa: E402
 
 import bpy  # noqa: E402
 
 BONES, SEGMENTS, RUNS, FRAMES = 60, 40, 5, 20
+RIGIFY_RESOLUTION = 0.0095  # the metaball body's: about 50,000 vertices
 
 
 def build(vertices, kind):
@@ -87,6 +89,49 @@ def build(vertices, kind):
     return arm, obj
 
 
+def rigify_human(resolution):
+    """A Rigify human (the Human metarig generated: ~160 deform bones, 52 of them B-Bones of 8-10
+    segments), its body of metaball capsules at `resolution` weighted With Automatic Weights, two
+    shape keys (one keyed); the left arm raised and the chest twisted over the frames."""
+    bpy.ops.preferences.addon_enable(module="rigify")
+    bpy.ops.object.armature_human_metarig_add()
+    meta = bpy.context.object
+    body = metaball_body(meta, resolution)
+    bpy.ops.object.select_all(action="DESELECT")
+    meta.select_set(True)
+    bpy.context.view_layer.objects.active = meta
+    bpy.ops.pose.rigify_generate()
+    rig = bpy.data.objects["rig"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.object.select_all(action="DESELECT")
+    body.select_set(True)
+    rig.select_set(True)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.parent_set(type="ARMATURE_AUTO")
+    meta.hide_set(True)
+    body.shape_key_add(name="Basis")
+    for name, lift, keyed in (("Belly", 0.03, True), ("Shrug", 0.02, False)):
+        key = body.shape_key_add(name=name, from_mix=False)
+        co = numpy.empty(len(body.data.vertices) * 3, numpy.float32)
+        key.data.foreach_get("co", co)
+        co = co.reshape(-1, 3)
+        co[:, 2] += numpy.where(co[:, 2] > 1.0, lift, 0.0)
+        key.data.foreach_set("co", co.ravel())
+        key.value = 0.5
+        if keyed:
+            for frame, value in ((1, 0.0), (FRAMES, 1.0)):
+                key.value = value
+                key.keyframe_insert("value", frame=frame)
+    pose = rig.pose.bones
+    pose["upper_arm_parent.L"]["IK_FK"] = 1.0
+    for frame, amount in ((1, 0.0), (FRAMES, 1.0)):
+        for name, angles in (("upper_arm_fk.L", (0, 0, math.radians(-80))), ("chest", (0, math.radians(35), 0))):
+            pose[name].rotation_mode = "XYZ"
+            pose[name].rotation_euler = tuple(a * amount for a in angles)
+            pose[name].keyframe_insert("rotation_euler", frame=frame)
+    return rig, body
+
+
 def frame_ms():
     scene, layer = bpy.context.scene, bpy.context.view_layer
     runs = []
@@ -103,7 +148,7 @@ def frame_ms():
 
 def main():
     argv = sys.argv[sys.argv.index("--") + 1:]
-    sizes = [int(a) for a in argv[1:]] or [50_000, 200_000]
+    sizes = [int(a) for a in argv[1:] if a != "rigify"] if argv[1:] else [50_000, 200_000]  # "rigify": that alone
     bpy.ops.preferences.addon_install(filepath=argv[0], overwrite=True)
     bpy.ops.preferences.addon_enable(module="skn_blender")
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; Blender "
@@ -129,6 +174,21 @@ def main():
                 sys.stdout.flush()
             bpy.data.objects.remove(obj)
             bpy.data.objects.remove(arm)
+    arm, obj = rigify_human(RIGIFY_RESOLUTION)
+    curved = sum(b.use_deform and b.bbone_segments > 1 for b in arm.data.bones)
+    for method in ("LINEAR", "DQS"):
+        obj.modifiers["Armature"].use_deform_preserve_volume = method == "DQS"
+        before = frame_ms()
+        bpy.context.scene.frame_set(1)
+        bpy.context.view_layer.objects.active = obj
+        obj.skn.method = method
+        bpy.ops.skn.bind()
+        skn = frame_ms()
+        bpy.ops.skn.unbind()
+        modifier = statistics.median([before, frame_ms()])
+        print(f"{len(obj.data.vertices):9,} {'Rigify':12} {method:7} {modifier:9.2f} {skn:8.2f} {modifier / skn:12.2f}x"
+              f"  ({sum(b.use_deform for b in arm.data.bones)} deform bones, {curved} B-Bones, 2 shape keys)")
+        sys.stdout.flush()
 
 
 main()

@@ -200,8 +200,14 @@ class Binding:
             self._bind(pre, values)
 
     def _bind(self, pre, values):
-        points = rules.morphed(self.reference, self.targets, values)
-        inputs = rules.Contributions(self.skeleton, self.settings, points @ pre[:3, :3].T + pre[:3, 3], self.groups)
+        points = rules.morphed(self.reference, self.targets, values) @ pre[:3, :3].T + pre[:3, 3]
+        inputs = self.inputs if self.pre is not None and numpy.array_equal(pre, self.pre) else None
+        fresh = inputs.refreshed(points) if inputs is not None else None
+        if fresh is None:  # the whole structure again (first bind, the armature moved, envelopes)
+            inputs = rules.Contributions(self.skeleton, self.settings, points, self.groups)
+        else:              # shape keys moved B-Bone-weighted points: only the segment split again
+            inputs.joints, inputs.weights = fresh
+        self.inputs = inputs
         self.pre, self.input_values, self.uses_input = pre, values, inputs.uses_input
         self.object_space = is_similarity(pre)
         self.to_rig = numpy.linalg.inv(pre) if self.object_space else numpy.eye(4)
@@ -223,6 +229,7 @@ class Binding:
         self.pose = self.rig.pose()
 
     uses_input = True  # until the first bind says
+    inputs = None      # the last bind's rules.Contributions
     morphs = ()        # for a shaded binding: each shape key as (vertices, dv, dn) in the rig's space
 
     def _morphs(self, positions, rest_normals, rig_map):

@@ -194,6 +194,9 @@ class Skeleton:
         self.count = numpy.array([self.segments[b.name] for b in self.bones], numpy.int64)
         self.straight = self.count == 1
         self.channel, self.channel_count = None, 0  # each bone's index among the pose channels
+        # for bbone_split, by bone: row 1 (rest Y) of matrix_local's inverse, and the length
+        self.rest_y = numpy.array([numpy.linalg.inv(self.rest[b.name])[1] for b in self.bones]).reshape(-1, 4)
+        self.length = numpy.array([b.length for b in self.bones], numpy.float64)
 
     def rest_joint_matrices(self, arm):
         """Each joint's rest frame in armature space: a bone's matrix_local, or, for a B-Bone's
@@ -254,12 +257,12 @@ def envelope(bone, c):
 
 
 def bbone_split(skeleton, bone, c):
-    """For points c (m, 3) weighted to B-Bone `bone`: the first segment joint k (m,) and the share b
-    (m,) of joint k + 1, by the point's rest Y along the bone (b_bone_deform)."""
-    n = skeleton.segments[bone.name]
-    inv = numpy.linalg.inv(skeleton.rest[bone.name])
-    y = c @ inv[1, :3] + inv[1, 3]
-    f = numpy.clip(y / bone.length, 0.0, 1.0) * n
+    """For points c (m, 3) weighted to B-Bones bone (m,) (indices into skeleton.bones): the first
+    segment joint k (m,) of each and the share b (m,) of joint k + 1, by the point's rest Y along
+    its bone (b_bone_deform); all the entries at once."""
+    n = skeleton.count[bone]
+    y = numpy.einsum("ij,ij->i", c, skeleton.rest_y[bone, :3]) + skeleton.rest_y[bone, 3]
+    f = numpy.clip(y / skeleton.length[bone], 0.0, 1.0) * n
     k = numpy.clip(numpy.floor(f), 0, n - 1).astype(numpy.int64)
     return k, numpy.clip(f - k, 0.0, 1.0)
 
@@ -290,13 +293,18 @@ class Contributions:
     vertex's stored groups, then the envelopes by bone, a B-Bone's segment k before k + 1); a
     vertex whose weights sum to 1e-4 or less has none and stays where it is. `uses_input`: whether
     they depend on where the points are (envelopes, Multiply by Envelope, B-Bone segments), so that
-    moving the points (shape keys, the armature moving against the mesh) needs them again."""
+    moving the points (shape keys, the armature moving against the mesh) needs them again. Where
+    only B-Bone segments depend on them, refreshed(c) gives the influences for other points from
+    the same structure (a B-Bone entry's two segment entries are kept even at weight 0, which skn's
+    bind drops as if they were left out), without building them again."""
 
     def __init__(self, skeleton, settings, c, groups=None):
         n = len(c)
         vertex, order, bone, weight = [], [], [], []
         bound = numpy.zeros(n, bool)
         self.uses_input = False
+        self.skeleton, self.split = skeleton, None
+        only_segments = True  # no envelope: what depends on the points is the B-Bone split alone
         entries = 0
         if settings.groups and groups is not None and len(groups[1]):
             offsets, g_bone, g_weight = groups
@@ -307,13 +315,14 @@ class Contributions:
                 if skeleton.bones[b].use_envelope_multiply:
                     e = g_bone == b
                     w[e] *= envelope(skeleton.bones[b], c[v[e]])
-                    self.uses_input = True
+                    self.uses_input, only_segments = True, False
             keep = w != 0.0
             entries = len(w)
             vertex.append(v[keep]), order.append(numpy.nonzero(keep)[0]), bone.append(g_bone[keep]), weight.append(w[keep])
         if settings.envelopes:  # vertices that no deform group names: the envelopes, in bone order
             loose = numpy.nonzero(~bound)[0]
             self.uses_input |= len(loose) > 0  # a point that moves may enter or leave an envelope
+            only_segments &= not len(loose)
             for rank, b in enumerate(skeleton.bones):
                 if not len(loose):
                     break
@@ -327,35 +336,53 @@ class Contributions:
         cat = (lambda parts, dtype: numpy.concatenate(parts).astype(dtype) if parts else numpy.zeros(0, dtype))
         vertex, order, bone, weight = cat(vertex, numpy.int64), cat(order, numpy.int64), cat(bone, numpy.int64), \
             cat(weight, numpy.float64)
-        vertex, order, joint, weight, sub = self._segments(skeleton, c, vertex, order, bone, weight)
+        vertex, order, joint, weight, sub, base, split_bone = self._segments(skeleton, c, vertex, order, bone, weight)
         total = numpy.bincount(vertex, weight, n)
         keep = total[vertex] > ZERO_WEIGHT
         vertex, order, joint, weight, sub = vertex[keep], order[keep], joint[keep], weight[keep], sub[keep]
+        base, split_bone = base[keep], split_bone[keep]
         sort = numpy.lexsort((sub, order, vertex))
         self.offsets = numpy.zeros(n + 1, numpy.uint32)
         numpy.cumsum(numpy.bincount(vertex, minlength=n), out=self.offsets[1:])
         self.joints = joint[sort].astype(numpy.uint32)
         self.weights = weight[sort].astype(numpy.float32)
+        if only_segments and self.uses_input:  # where each segment entry sits, for refreshed()
+            sub, base, split_bone, vertex = sub[sort], base[sort], split_bone[sort], vertex[sort]
+            first = numpy.nonzero((split_bone >= 0) & (sub == 0))[0]  # its k + 1 entry follows it
+            self.split = (first, vertex[first], split_bone[first], base[first])
+
+    def refreshed(self, c):
+        """(joints, weights) for points c where only the B-Bone split moved (self.split), else None."""
+        if self.split is None:
+            return None
+        at, vertex, bone, base = self.split
+        k, share = bbone_split(self.skeleton, bone, c[vertex])
+        joints, weights = self.joints.copy(), self.weights.copy()
+        joints[at] = self.skeleton.first[bone] + k
+        joints[at + 1] = joints[at] + 1
+        weights[at] = base * (1.0 - share)
+        weights[at + 1] = base * share
+        return joints, weights
 
     def _segments(self, skeleton, c, vertex, order, bone, weight):
-        """Each entry on a B-Bone split between its segment joints k and k + 1 (b_bone_deform);
-        entries of weight 0 after the split are left out (they move nothing, even under DQS)."""
+        """Each entry on a B-Bone split between its segment joints k and k + 1 (b_bone_deform),
+        both kept even at weight 0 (skn's bind drops those: they move nothing, even under DQS).
+        Also each entry's weight before the split and its B-Bone (-1: a straight bone's)."""
         first, count = skeleton.first, skeleton.count
         joint = first[bone] if len(bone) else numpy.zeros(0, numpy.int64)
         sub = numpy.zeros(len(bone), numpy.int64)
         curved = count[bone] > 1 if len(bone) else numpy.zeros(0, bool)
         if not curved.any():
-            return vertex, order, joint, weight, sub
+            return vertex, order, joint, weight, sub, weight, numpy.full(len(bone), -1, numpy.int64)
         self.uses_input = True
-        parts = [(vertex[~curved], order[~curved], joint[~curved], weight[~curved], sub[~curved])]
-        for b in numpy.unique(bone[curved]):
-            e = numpy.nonzero(bone == b)[0]
-            k, share = bbone_split(skeleton, skeleton.bones[b], c[vertex[e]])
-            parts.append((vertex[e], order[e], first[b] + k, weight[e] * (1.0 - share), numpy.zeros(len(e), numpy.int64)))
-            parts.append((vertex[e], order[e], first[b] + k + 1, weight[e] * share, numpy.ones(len(e), numpy.int64)))
-        out = [numpy.concatenate(p) for p in zip(*parts)]
-        nonzero = out[3] != 0.0
-        return tuple(a[nonzero] for a in out)
+        e, s = numpy.nonzero(curved)[0], numpy.nonzero(~curved)[0]  # every curved entry at once
+        k, share = bbone_split(skeleton, bone[e], c[vertex[e]])
+        j = first[bone[e]] + k
+        none = numpy.full(len(s), -1, numpy.int64)
+        parts = [(vertex[s], order[s], joint[s], weight[s], sub[s], weight[s], none),
+                 (vertex[e], order[e], j, weight[e] * (1.0 - share), numpy.zeros(len(e), numpy.int64), weight[e], bone[e]),
+                 (vertex[e], order[e], j + 1, weight[e] * share, numpy.ones(len(e), numpy.int64), weight[e], bone[e])]
+        return tuple(numpy.concatenate(p) for p in zip(*parts))
 
 
 def mask_factors(obj, settings):
