@@ -225,10 +225,14 @@ class Skeleton:
         pose = flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(numpy.float64)[self.channel]  # stored by column
         out = numpy.empty((self.joint_count, 4, 4))
         out[self.first[self.straight]] = pose[self.straight]
-        for i in numpy.nonzero(~self.straight)[0]:
-            pb, j = channels[int(self.channel[i])], int(self.first[i])
-            for k in range(self.count[i] + 1):
-                out[j + k] = pose[i] @ matrix(pb.bbone_segment_matrix(k, rest=False))
+        curved = numpy.nonzero(~self.straight)[0]
+        if len(curved):  # the segments' matrices gathered, then converted and multiplied at once
+            segments = [channels[int(self.channel[i])].bbone_segment_matrix(k, rest=False)
+                        for i in curved for k in range(self.count[i] + 1)]
+            joints = numpy.concatenate([numpy.arange(self.first[i], self.first[i] + self.count[i] + 1) for i in curved])
+            owner = numpy.repeat(curved, self.count[curved] + 1)
+            flat = numpy.fromiter((v for m in segments for row in m for v in row), numpy.float64, 16 * len(segments))
+            out[joints] = pose[owner] @ flat.reshape(-1, 4, 4)  # 8x numpy.array(segments): Matrix is a sequence
         return out
 
 
