@@ -146,6 +146,22 @@ def frame_ms():
     return 1000 * statistics.median(runs)
 
 
+def compare(arm, obj, label, note=""):
+    """The modifier (before Bind and after Unbind) against skn's CPU mode, Linear and DQS: a row each."""
+    for method in ("LINEAR", "DQS"):
+        obj.modifiers["Armature"].use_deform_preserve_volume = method == "DQS"
+        before = frame_ms()
+        bpy.context.scene.frame_set(1)
+        bpy.context.view_layer.objects.active = obj
+        obj.skn.method = method
+        bpy.ops.skn.bind()
+        skn = frame_ms()
+        bpy.ops.skn.unbind()
+        modifier = statistics.median([before, frame_ms()])
+        print(f"{len(obj.data.vertices):9,} {label:12} {method:7} {modifier:9.2f} {skn:8.2f} {modifier / skn:12.2f}x{note}")
+        sys.stdout.flush()
+
+
 def main():
     argv = sys.argv[sys.argv.index("--") + 1:]
     sizes = [int(a) for a in argv[1:] if a != "rigify"] if argv[1:] else [50_000, 200_000]  # "rigify": that alone
@@ -159,36 +175,13 @@ def main():
     for vertices in sizes:
         for kind in ("bones", "B-Bones", "shape keys"):
             arm, obj = build(vertices, kind)
-            for method in ("LINEAR", "DQS"):
-                obj.modifiers["Armature"].use_deform_preserve_volume = method == "DQS"
-                before = frame_ms()
-                bpy.context.scene.frame_set(1)
-                bpy.context.view_layer.objects.active = obj
-                obj.skn.method = method
-                bpy.ops.skn.bind()
-                skn = frame_ms()
-                bpy.ops.skn.unbind()
-                modifier = statistics.median([before, frame_ms()])
-                print(f"{len(obj.data.vertices):9,} {kind:12} {method:7} {modifier:9.2f} {skn:8.2f} "
-                      f"{modifier / skn:12.2f}x")
-                sys.stdout.flush()
+            compare(arm, obj, kind)
             bpy.data.objects.remove(obj)
             bpy.data.objects.remove(arm)
     arm, obj = rigify_human(RIGIFY_RESOLUTION)
     curved = sum(b.use_deform and b.bbone_segments > 1 for b in arm.data.bones)
-    for method in ("LINEAR", "DQS"):
-        obj.modifiers["Armature"].use_deform_preserve_volume = method == "DQS"
-        before = frame_ms()
-        bpy.context.scene.frame_set(1)
-        bpy.context.view_layer.objects.active = obj
-        obj.skn.method = method
-        bpy.ops.skn.bind()
-        skn = frame_ms()
-        bpy.ops.skn.unbind()
-        modifier = statistics.median([before, frame_ms()])
-        print(f"{len(obj.data.vertices):9,} {'Rigify':12} {method:7} {modifier:9.2f} {skn:8.2f} {modifier / skn:12.2f}x"
-              f"  ({sum(b.use_deform for b in arm.data.bones)} deform bones, {curved} B-Bones, 2 shape keys)")
-        sys.stdout.flush()
+    compare(arm, obj, "Rigify", f"  ({sum(b.use_deform for b in arm.data.bones)} deform bones, {curved} B-Bones, "
+            "2 shape keys)")
 
 
 main()

@@ -163,14 +163,7 @@ def _zarr_task(job, out, c, chunk):
     arrays = [numpy.zeros((chunk, job["vertices"], 3), numpy.float32) for _ in _arrays(job)]
     _skin_frames(job, first, end, arrays[0], arrays[1] if job["normals"] else None)
     for a, name in zip(arrays, _chunk_files(job, out, c)):
-        tmp = f"{name}.tmp{os.getpid()}"
-        try:
-            with open(tmp, "wb") as f:
-                a.tofile(f)
-            os.replace(tmp, name)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        _write_whole(name, a.tofile, "wb")
     return c, True
 
 
@@ -224,15 +217,20 @@ def _take(iterator, n):
         yield item
 
 
-def _write_text(path, text):
+def _write_whole(path, write, mode="w"):
+    """write(file) into path.tmpPID, renamed to path once whole; nothing left behind on failure."""
     tmp = f"{path}.tmp{os.getpid()}"
     try:
-        with open(tmp, "w") as f:
-            f.write(text)
+        with open(tmp, mode) as f:
+            write(f)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _write_text(path, text):
+    _write_whole(path, lambda f: f.write(text))
 
 
 def _fingerprint(job, fmt, chunk):

@@ -5,6 +5,7 @@ chunk files byte for byte; a bake replaced only with overwrite=True; bad request
 bake killed with SIGKILL (the command's and Python's, zarr and npy) leaves no manifest, and its
 rerun keeps what was whole and makes the rest; a Dask worker killed with SIGKILL mid-bake, and
 the bake still ends whole and equal."""
+import contextlib
 import json
 import os
 import signal
@@ -41,12 +42,17 @@ def frame_mesh(path, animation, time, method="lbs"):
         return rig.skin(pose, method), None
 
 
-class Bake(unittest.TestCase):
+class Scratch(unittest.TestCase):
+    """A test with a folder of its own, self.dir, removed after it."""
+
     def setUp(self):
         self.dir = tempfile.mkdtemp()
 
     def tearDown(self):
         shutil.rmtree(self.dir)
+
+
+class Bake(Scratch):
 
     def test_rows_are_skn_skin(self):
         out = os.path.join(self.dir, "fox")
@@ -184,12 +190,7 @@ def stop_mid_bake(proc, out, chunks):
     return False
 
 
-class Zarr(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp()
-
-    def tearDown(self):
-        shutil.rmtree(self.dir)
+class Zarr(Scratch):
 
     def test_the_npy_bake_chunked_and_the_command_s_files(self):
         import zarr
@@ -308,81 +309,67 @@ class Zarr(unittest.TestCase):
 
 
 @unittest.skipIf(UNDER_ASAN, "the plain run has it: Dask's worker processes under ASan's preload take minutes")
-class BakeOnDask(unittest.TestCase):
-    def test_a_local_cluster_bakes_what_this_process_does(self):
+class BakeOnDask(Scratch):
+    @contextlib.contextmanager
+    def cluster(self):
+        """A client of a LocalCluster of 2 worker processes, a thread each, on loopback, no dashboard."""
         from distributed import Client, LocalCluster
-        tmp = tempfile.mkdtemp()
-        try:
-            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                              dashboard_address=None, worker_dashboard_address=None, silence_logs=40) as cluster, \
-                    Client(cluster, timeout=60) as client:
-                m = skn.bake(CESIUM, os.path.join(tmp, "dask"), fps=30, frames=(0, 40), method="dqs", chunk=3,
-                             client=client)
-            here = skn.bake(CESIUM, os.path.join(tmp, "here"), fps=30, frames=(0, 40), method="dqs")
-            self.assertEqual(m, here | {"file": m["file"]})
-            for name in ("positions.npy", "normals.npy"):
-                a, b = (numpy.load(os.path.join(tmp, d, name)) for d in ("dask", "here"))
-                self.assertTrue((a == b).all(), name)
-        finally:
-            shutil.rmtree(tmp)
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
+                          worker_dashboard_address=None, silence_logs=50) as cluster, \
+                Client(cluster, timeout=60) as client:
+            yield client
 
+    def test_a_local_cluster_bakes_what_this_process_does(self):
+        with self.cluster() as client:
+            m = skn.bake(CESIUM, os.path.join(self.dir, "dask"), fps=30, frames=(0, 40), method="dqs", chunk=3,
+                         client=client)
+        here = skn.bake(CESIUM, os.path.join(self.dir, "here"), fps=30, frames=(0, 40), method="dqs")
+        self.assertEqual(m, here | {"file": m["file"]})
+        for name in ("positions.npy", "normals.npy"):
+            a, b = (numpy.load(os.path.join(self.dir, d, name)) for d in ("dask", "here"))
+            self.assertTrue((a == b).all(), name)
 
     def test_textures_on_a_cluster_are_the_command_s(self):
         """vat-png with a client: the frames baked to zarr on the cluster, then the command writes the
         textures from them; the files are the one-process bake's byte for byte, and the frames go."""
-        from distributed import Client, LocalCluster
-        tmp = tempfile.mkdtemp()
-        try:
-            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                              dashboard_address=None, worker_dashboard_address=None, silence_logs=50) as cluster, \
-                    Client(cluster, timeout=60) as client:
-                m = skn.bake(CESIUM, os.path.join(tmp, "dask"), fps=24, frames=(2, 30), format="vat-png", chunk=5,
-                             client=client)
-            here = skn.bake(CESIUM, os.path.join(tmp, "here"), fps=24, frames=(2, 30), format="vat-png")
-            self.assertEqual(m, here)
-            self.assertEqual(sorted(os.listdir(os.path.join(tmp, "dask"))), sorted(os.listdir(os.path.join(tmp, "here"))))
-            for f in os.listdir(os.path.join(tmp, "here")):
-                with open(os.path.join(tmp, "dask", f), "rb") as a, open(os.path.join(tmp, "here", f), "rb") as b:
-                    self.assertEqual(a.read(), b.read(), f)
-        finally:
-            shutil.rmtree(tmp)
+        dask, here = os.path.join(self.dir, "dask"), os.path.join(self.dir, "here")
+        with self.cluster() as client:
+            m = skn.bake(CESIUM, dask, fps=24, frames=(2, 30), format="vat-png", chunk=5, client=client)
+        self.assertEqual(m, skn.bake(CESIUM, here, fps=24, frames=(2, 30), format="vat-png"))
+        self.assertEqual(sorted(os.listdir(dask)), sorted(os.listdir(here)))
+        for f in os.listdir(here):
+            with open(os.path.join(dask, f), "rb") as a, open(os.path.join(here, f), "rb") as b:
+                self.assertEqual(a.read(), b.read(), f)
 
     def test_a_worker_killed_mid_bake(self):
         """Each task writes its own chunk; a worker killed with SIGKILL while the bake runs loses
         its tasks, which the scheduler runs again elsewhere: the bake ends whole, equal to one
         baked here."""
         import zarr
-        from distributed import Client, LocalCluster
-        tmp = tempfile.mkdtemp()
-        out, result = os.path.join(tmp, "dask"), {}
+        out, result = os.path.join(self.dir, "dask"), {}
 
         def run(client):
             try:
                 result["manifest"] = skn.bake(CESIUM, out, fps=600, method="dqs", format="zarr", chunk=4, client=client)
             except BaseException as e:  # noqa: B902 (handed to the test's thread)
                 result["error"] = e
-        try:
-            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                              dashboard_address=None, worker_dashboard_address=None, silence_logs=50) as cluster, \
-                    Client(cluster, timeout=60) as client:
-                pids = sorted(client.run(os.getpid).values())
-                baker = threading.Thread(target=run, args=(client,))
-                baker.start()
-                deadline = time.monotonic() + 120
-                while len(chunks_of(out)) < 6 and baker.is_alive() and time.monotonic() < deadline:
-                    time.sleep(0.001)
-                killed_before_end = not os.path.exists(os.path.join(out, "manifest.json")) and baker.is_alive()
-                os.kill(pids[0], signal.SIGKILL)
-                baker.join(180)
-            self.assertTrue(killed_before_end, "the bake ended before the worker was killed")
-            self.assertNotIn("error", result)
-            here = skn.bake(CESIUM, os.path.join(tmp, "here"), fps=600, method="dqs")
-            self.assertEqual(result["manifest"]["frames"], here["frames"])
-            g = zarr.open(out, mode="r")
-            for name in ("positions", "normals"):
-                self.assertTrue((g[name][:] == numpy.load(os.path.join(tmp, "here", f"{name}.npy"))).all(), name)
-        finally:
-            shutil.rmtree(tmp)
+        with self.cluster() as client:
+            pids = sorted(client.run(os.getpid).values())
+            baker = threading.Thread(target=run, args=(client,))
+            baker.start()
+            deadline = time.monotonic() + 120
+            while len(chunks_of(out)) < 6 and baker.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.001)
+            killed_before_end = not os.path.exists(os.path.join(out, "manifest.json")) and baker.is_alive()
+            os.kill(pids[0], signal.SIGKILL)
+            baker.join(180)
+        self.assertTrue(killed_before_end, "the bake ended before the worker was killed")
+        self.assertNotIn("error", result)
+        here = skn.bake(CESIUM, os.path.join(self.dir, "here"), fps=600, method="dqs")
+        self.assertEqual(result["manifest"]["frames"], here["frames"])
+        g = zarr.open(out, mode="r")
+        for name in ("positions", "normals"):
+            self.assertTrue((g[name][:] == numpy.load(os.path.join(self.dir, "here", f"{name}.npy"))).all(), name)
 
 
 if __name__ == "__main__":
