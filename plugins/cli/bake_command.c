@@ -30,7 +30,8 @@ typedef struct bake_set {
   uint32_t primitive_count, animation_count;
 } bake_set;
 
-/* One index of a comma list; "i" names what it counts in messages. */
+/* One index of a comma list, text[0, len): 1 (in *out), 0 where it is not a
+ * number, -1 (said) where it is not below count; `what` names it in messages. */
 static int index_of(const char *text, size_t len, uint32_t count, const char *file, const char *what, uint32_t *out) {
   char buf[32], *end;
   if (!len || len >= sizeof buf || text[0] < '0' || text[0] > '9') return 0;
