@@ -211,7 +211,9 @@ class Binding:
         self.pre, self.input_values, self.uses_input = pre, values, inputs.uses_input
         self.object_space = is_similarity(pre)
         self.to_rig = numpy.linalg.inv(pre) if self.object_space else numpy.eye(4)
-        self.rig = self.pose = self.drawing = None  # a GPU drawing is made from the rig: again too
+        self.rig = self.pose = None
+        if fresh is None:
+            self.drawing = None  # a GPU drawing is made from the rig: again too (a refresh keeps it: Drawing.rebound)
         if not len(inputs.joints):
             return
         rig_map = numpy.eye(4) if self.object_space else pre

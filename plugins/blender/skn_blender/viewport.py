@@ -265,9 +265,20 @@ class Drawing:
         self.shader = gpu.types.GPUShader(text + main, FRAGMENT, name=f"skn_{self.kind}")
         # the triangles' order for a software rasterizer or a GPU (drawing_order)
         self.software = gpu.platform.device_type_get() == "SOFTWARE" if software is None else software
-        self.batch = self._batch(binding)
+        self._order = None  # drawing_order's (vertices, triangles): the rest mesh's, kept
+        self.batch, self.rig = self._batch(binding), rig
         self._ubo = self._texture = None
         self.pose_key = None  # the bone matrices (and shape keys) the palette on the GPU was made from
+
+    def rebound(self, binding):
+        """This drawing for the binding's new rig where only its influences changed (a shape key
+        moving B-Bone-weighted points: Binding._bind's refresh): the shader kept, the batch made
+        again in the same order; None where the shader no longer fits (more influences a vertex)."""
+        rig = binding.rig
+        if rig is None or gpu_influences(rig) != self.influences or palette_kind(rig.joint_count, self.method) != self.palette:
+            return None
+        self.batch, self.rig, self.pose_key = self._batch(binding), rig, None
+        return self
 
     def _batch(self, binding):
         a = binding.rig.gpu_attributes(self.influences)  # the influences as the rig skins them, rest mesh too
@@ -284,7 +295,9 @@ class Drawing:
         if self.mask is not None:
             inputs.append(("viewport_mask", "F32", 1, "FLOAT", "mask"))
             a["mask"] = numpy.asarray(self.mask, numpy.float32)
-        vertices, triangles = drawing_order(a["positions"], binding.triangles, self.software)
+        if self._order is None:
+            self._order = drawing_order(a["positions"], binding.triangles, self.software)
+        vertices, triangles = self._order
         arrays = dict((name, a[key][vertices]) for name, _, _, _, key in inputs)
         arrays.update(position=a["positions"][vertices], normal=a["normals"][vertices])
         return TriangleBatch(vertex_format(i[:4] for i in inputs), len(vertices), arrays, triangles, self.software)
@@ -377,6 +390,8 @@ def draw_object(obj, binding, view, projection, color=BASE_COLOR, live=True, cul
     if live:
         binding.update(obj, arm)  # bound again where the objects moved: a new rig, a new drawing
     drawing = getattr(binding, "drawing", None)
+    if drawing is not None and drawing.rig is not binding.rig:
+        drawing = binding.drawing = drawing.rebound(binding)
     if drawing is None or drawing.method != core.method_key(obj.skn.method):
         drawing = binding.drawing = Drawing(binding, obj.skn.method)
     if live or drawing.pose_key is None:
