@@ -23,7 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_FPS 30.0f
 #define DEFAULT_VAT_WIDTH 4096u /* texels a row: within every desktop GPU's texture limit */
 
 enum { POSITIONS, NORMALS, MANIFEST, UV, MESH, FILES };
@@ -83,7 +82,7 @@ static int write_npy(const char *path, const char *descr, const char *shape, con
  * or before its last key; one without an animation); bake_command.c has
  * refused a range past them, as skn.bake refuses it. */
 static int plan_frames(bake *b) {
-  b->fps = b->o->fps > 0 ? b->o->fps : DEFAULT_FPS;
+  b->fps = b->o->fps > 0 ? b->o->fps : BAKE_DEFAULT_FPS;
   float duration = 0;
   skn_gltf_animation_info ai = {sizeof ai};
   if (b->m.animation != SKN_GLTF_NO_ANIMATION) {

@@ -118,12 +118,13 @@ static int check_frames(const options *o, skn_gltf *g, const bake_set *s) {
       if (skn_gltf_animation_info_get(g, s->animations[k], &ai)) return fail_input(o->file);
       seconds = ai.end - ai.start;
     }
-    uint32_t count = bake_frame_count(seconds, o->fps > 0 ? o->fps : 30.0f);
+    float fps = o->fps > 0 ? o->fps : BAKE_DEFAULT_FPS;
+    uint32_t count = bake_frame_count(seconds, fps);
     if (o->frame_end <= count) continue;
     fprintf(stderr, "skn: bake: --frames %u:%u: ", o->frame_first, o->frame_end);
     if (s->animations[k] == SKN_GLTF_NO_ANIMATION) fprintf(stderr, "without an animation there is one frame, 0\n");
     else fprintf(stderr, "animation %u (%s) has frames 0 to %u at %g fps\n", s->animations[k], ai.name, count - 1,
-                 (double)(o->fps > 0 ? o->fps : 30.0f));
+                 (double)fps);
     return EXIT_INPUT;
   }
   return EXIT_OK;

@@ -91,6 +91,7 @@ int cmd_render(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bake(int argc, char **argv);
 /* bake.c: one bake, of the primitive and animation the options name, into o->out. */
+#define BAKE_DEFAULT_FPS 30.0f /* --fps unless given */
 enum { BAKE_NPY, BAKE_VAT_PNG, BAKE_VAT_EXR, BAKE_ZARR, BAKE_BONE_VAT, BAKE_FORMATS };
 int bake_one(const options *o, int format, int nested);
 int make_folders(const char *path);                 /* mkdir -p: 0, or -1 with errno */

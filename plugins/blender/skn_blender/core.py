@@ -199,8 +199,15 @@ class Binding:
         if self.pre is None or not numpy.array_equal(pre, self.pre) or moved_input:
             self._bind(pre, values)
 
+    def input_points(self, values):
+        """The coordinates the modifier receives at these shape key values (rules.morphed), kept for
+        the values last asked: a frame's bind and its deform read them once."""
+        if self._input is None or not numpy.array_equal(self._input[0], values):
+            self._input = (numpy.array(values, copy=True), rules.morphed(self.reference, self.targets, values))
+        return self._input[1]
+
     def _bind(self, pre, values):
-        points = rules.morphed(self.reference, self.targets, values) @ pre[:3, :3].T + pre[:3, 3]
+        points = self.input_points(values) @ pre[:3, :3].T + pre[:3, 3]
         inputs = self.inputs if self.pre is not None and numpy.array_equal(pre, self.pre) else None
         fresh = inputs.refreshed(points) if inputs is not None else None
         if fresh is None:  # the whole structure again (first bind, the armature moved, envelopes)
@@ -232,6 +239,7 @@ class Binding:
 
     uses_input = True  # until the first bind says
     inputs = None      # the last bind's rules.Contributions
+    _input = None      # input_points' (values, points)
     morphs = ()        # for a shaded binding: each shape key as (vertices, dv, dn) in the rig's space
 
     def _morphs(self, positions, rest_normals, rig_map):
@@ -312,7 +320,7 @@ class Binding:
         receives (the reference with the shape keys), both (n, 3) float32."""
         kind = self.set_pose(arm, method, obj, posed)
         values = rules.shape_key_values(obj) if self.targets else ()
-        points = rules.morphed(self.reference, self.targets, values)
+        points = self.input_points(values)
         if self.pose is None:
             return points, points
         out = self.to_object(self.rig.skin(self.pose, method=kind, dqs_scale=dqs_scale(kind)))

@@ -322,12 +322,13 @@ def _zarr_metadata(job, out, chunk):
                     '  "fill_value": 0.0,\n  "order": "C",\n  "filters": null\n}\n')
 
 
-def _clear_chunks(out, names):
-    """An earlier bake's chunk files and any task's temporary files, gone (`names`: the arrays)."""
+def _clear_chunks(out, names, temporaries=False):
+    """An earlier bake's chunk files and any task's temporary files, gone (`names`: the arrays);
+    with `temporaries`, only a killed task's temporary files (the command's clear_chunks)."""
     for a in names:
         folder = os.path.join(out, a)
         for f in os.listdir(folder) if os.path.isdir(folder) else ():
-            if f != ".zarray":
+            if f != ".zarray" and (not temporaries or ".tmp" in f):
                 os.unlink(os.path.join(folder, f))
 
 
@@ -350,19 +351,12 @@ def _bake_zarr(job, out, chunk, client, progress, overwrite):
     if missing:  # a task that said it wrote a chunk that is not there: a disk or a cluster not sharing OUT
         raise OSError(f"{out}: chunks {missing[:8]} are not whole after every task finished; "
                       "do the workers see the same OUT?")
-    _clear_chunks_tmp(out, _arrays(job))
+    _clear_chunks(out, _arrays(job), temporaries=True)
     if not job["normals"] and os.path.isdir(os.path.join(out, "normals")):
         _clear_chunks(out, ("normals",))
         os.unlink(os.path.join(out, "normals", ".zarray"))
         os.rmdir(os.path.join(out, "normals"))  # an older bake's
     return {"arrays": {a: a for a in _arrays(job)}, "chunks": [chunk, job["vertices"], 3]}, chunks - len(todo)
-
-
-def _clear_chunks_tmp(out, names):
-    for a in names:
-        for f in os.listdir(os.path.join(out, a)):
-            if ".tmp" in f:  # a killed worker's
-                os.unlink(os.path.join(out, a, f))
 
 
 def _manifest(job, name, fmt, written):
