@@ -18,7 +18,8 @@ the untouched rest mesh.
   - envelopes only; groups present but Bind To Vertex Groups off; groups
     and envelopes with an unweighted tip (Blender's fallback), Multiply by
     Envelope, a bone with Deform off;
-  - two Armature modifiers, the second after skn's;
+  - two Armature modifiers, the second after skn's; a Multi Modifier after
+    it, on another armature, mixed in by its mask group, plain and inverted;
   - an armature under an animated Empty (the mesh not parented), an
     armature scaled non-uniformly, a mesh parented with Armature Deform to
     a moving armature (its parent inverse kept through Bind and Unbind);
@@ -26,7 +27,7 @@ the untouched rest mesh.
     With Automatic Weights, with shape keys, an arm raised and the spine
     twisted;
   - refused with the reason, the modifier left working: a Mirror modifier
-    before the Armature modifier; a Multi Modifier after it.
+    before the Armature modifier.
 Where Linear and Preserve Volume both apply, Blend too: bound by a group of
 weight 1 on half the vertices and 0 on the others, each must be Preserve
 Volume's or Linear's (1 on all of them where a modifier below makes more).
@@ -149,6 +150,7 @@ def follows(label, obj, methods=("LINEAR", "DQS")):
     """Bound, obj's evaluated mesh is the modifier's at every frame, for each method (Preserve
     Volume off and on); Unbind gives the modifier and the rest mesh back."""
     mod = obj.modifiers.get("Armature")
+    held = mod.object if mod is not None else None
     size = diagonal(obj)
     rest = coords(obj).copy()
     wants = {}
@@ -169,12 +171,15 @@ def follows(label, obj, methods=("LINEAR", "DQS")):
         check(f"{label} {method}: the modifier's mesh at frames {FRAMES[0]}-{FRAMES[-1]}",
               worst <= TOLERANCE and moved > 1e-3 * size, f"worst {worst:.2e} of the diagonal (moved {moved:.3g})")
         check(f"{label} {method}: the mesh itself stays at rest while bound", numpy.array_equal(coords(obj), rest))
+        check(f"{label} {method}: skn holds the modifier's Object while bound",
+              mod is None or (mod.object is None and obj.skn.modifier_object == held))
         bpy.ops.skn.unbind()
         back = frames_of(obj)
         check(f"{label} {method}: Unbind gives the modifier back",
               not obj.skn.bound and "skn" not in obj.modifiers and "skn_offset" not in obj.data.attributes and
               max(float(numpy.abs(b - w).max()) for b, w in zip(back, want)) == 0.0 and
-              numpy.array_equal(coords(obj), rest))
+              numpy.array_equal(coords(obj), rest) and (mod is None or mod.object == held) and
+              obj.skn.modifier_object is None)
     if "DQS" in wants:
         blends(label, obj, wants, size)
     obj.skn.method_chosen = False
@@ -348,6 +353,38 @@ def two_modifiers():
     follows("two Armature modifiers", obj)
 
 
+def multi_modifier():
+    """A Multi Modifier after the Armature modifier: another armature, moving otherwise, deforms
+    the first one's input and is mixed in by its mask group (the share of the first one's result
+    kept; vertices past x = 1.6 are in no group: the second armature's alone), plain with Preserve
+    Volume off and inverted with it on. Bind switches both modifiers off, Unbind gives both back."""
+    arm, other = chain("MultiRig", 2), chain("MultiRig2", 2)
+    key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (0, 0, 60))]})
+    key_pose(other, {"b0": [(1, (0, 0, 0)), (20, (30, 0, 0))], "b1": [(1, (0, 0, 0)), (20, (0, 45, 0))]})
+    for invert in (False, True):
+        obj = tube(f"Multi{' inverted' if invert else ''}", 2.0, 0.25, 13, 8)
+        weigh_along(obj, ["b0", "b1"], 1.0)
+        keep = obj.vertex_groups.new(name="keep")
+        for v in obj.data.vertices:
+            if v.co.x < 1.6:
+                keep.add([v.index], min(1.0, v.co.x / 1.6), "REPLACE")
+        attach(obj, arm)
+        multi = obj.modifiers.new("Armature.001", "ARMATURE")
+        multi.object, multi.use_multi_modifier = other, True
+        multi.vertex_group, multi.invert_vertex_group, multi.use_deform_preserve_volume = "keep", invert, invert
+        label = f"Multi Modifier{', inverted' if invert else ''}"
+        follows(label, obj)
+        activate(obj)
+        bpy.ops.skn.bind()
+        check(f"{label}: Bind switches the Multi modifier off too",
+              not multi.show_viewport and not multi.show_render and obj.skn.bound)
+        obj.skn.mode = "GPU"
+        check(f"{label}: GPU mode says it skins on the CPU", "Multi Modifier" in obj.skn.error, obj.skn.error)
+        obj.skn.mode = "CPU"
+        bpy.ops.skn.unbind()
+        check(f"{label}: Unbind gives it back", multi.show_viewport and multi.show_render and not obj.skn.multi_saved)
+
+
 def moving_objects():
     # an armature under an animated Empty; the mesh not parented
     empty = bpy.data.objects.new("Mover", None)
@@ -450,16 +487,6 @@ def refusals():
     check("... and the modifier still deforms it", obj.modifiers["Armature"].show_viewport and
           "skn" not in obj.modifiers and all(numpy.array_equal(a, b) for a, b in zip(frames_of(obj), before)))
 
-    obj = tube("Multi", 2.0, 0.25, 13, 8)
-    weigh_along(obj, ["b0", "b1"], 1.0)
-    attach(obj, arm)
-    multi = obj.modifiers.new("Armature.001", "ARMATURE")
-    multi.object, multi.use_multi_modifier = arm, True
-    activate(obj)
-    result, report = operator(bpy.ops.skn.bind)
-    check("a Multi Modifier after it: Bind refused, saying so",
-          result == {"CANCELLED"} and "Multi Modifier" in report and not obj.skn.bound, report)
-
     # a modifier added above while bound: the binding given back, the reason in the panel
     obj = tube("AddedAbove", 2.0, 0.25, 13, 8)
     weigh_along(obj, ["b0", "b1"], 1.0)
@@ -485,6 +512,7 @@ def main():
     mask_group()
     envelopes()
     two_modifiers()
+    multi_modifier()
     moving_objects()
     refusals()
     rigify_human()

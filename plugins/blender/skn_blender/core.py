@@ -94,6 +94,8 @@ def outline(obj):
                    for b in key.key_blocks) if key else ()
     settings = (mod.use_vertex_groups, mod.use_bone_envelopes, mod.vertex_group, mod.invert_vertex_group) \
         if mod is not None else ()
+    settings += tuple((m.name, m.object.name, m.use_vertex_groups, m.use_bone_envelopes, m.vertex_group,
+                       m.invert_vertex_group, m.use_deform_preserve_volume) for m in rules.multi_chain(obj, mod))
     return (len(obj.data.vertices), arm.name if arm else "", tuple(g.name for g in obj.vertex_groups), blocks,
             settings, key.use_relative if key else True)
 
@@ -147,15 +149,19 @@ class Binding:
     keeping a frame's Y axis commutes with rotations and uniform scales), so its output needs no
     transform; otherwise in the armature's space, mapped back by to_object. When premat changes
     (either object moves) the rig is bound again, and so it is when the input moves under
-    influences that depend on it (envelopes, B-Bone segments) as shape keys change."""
+    influences that depend on it (envelopes, B-Bone segments) as shape keys change.
 
-    def __init__(self, obj, blend_group=None, centers=False, normals=False):
-        arm, mod = find_armature(obj)
+    Armature modifiers with Multi Modifier after the modifier (rules.multi_chain) are each a
+    MultiPart, mixed in by deform. `part`: this binding is one of them ((armature, modifier)):
+    unmasked, its refusals and chain its owner's."""
+
+    def __init__(self, obj, blend_group=None, centers=False, normals=False, part=None):
+        arm, mod = find_armature(obj) if part is None else part
         if arm is None:
             raise ValueError(f"{obj.name} has no armature to follow (an Armature modifier or an armature parent)")
         if blend_group is not None and blend_group not in obj.vertex_groups:
             raise ValueError(f"{obj.name} has no vertex group \"{blend_group}\" to blend by")
-        why = rules.refusals(obj, arm, mod)
+        why = rules.refusals(obj, arm, mod) if part is None else ()
         if why:
             raise Unsupported(f"{obj.name}: " + "; ".join(why) + " — the Armature modifier keeps deforming it")
         self.armature_name, self.settings, self.outline = arm.name, rules.Settings(obj, mod), outline(obj)
@@ -167,7 +173,7 @@ class Binding:
         self.groups = rules.vertex_groups(obj, self.skeleton) if self.settings.groups else None
         self.reference = rules.reference_coordinates(mesh)
         self.targets = rules.shape_keys(obj)
-        self.mask = rules.mask_factors(obj, self.settings)
+        self.mask = rules.mask_factors(obj, self.settings) if part is None else None  # a part's mixes (MultiPart)
         self.blend_group, self.centers = blend_group, centers
         self.blend = rules.group_weights(obj, blend_group) if blend_group else None
         self.triangles = triangles_of(mesh) if centers or normals else None
@@ -176,8 +182,9 @@ class Binding:
         self.inverse_rest, self.frames = numpy.linalg.inv(rest), unit_columns(rest)
         self.rig, self.pre, self.input_values = None, None, None
         self.update(obj, arm)
-        if self.rig is None:
+        if self.rig is None and part is None:
             raise ValueError(self._nothing_moves(obj, arm))
+        self.multi = [MultiPart(obj, m) for m in rules.multi_chain(obj, mod)] if part is None else []
 
     def _nothing_moves(self, obj, arm):
         s = self.settings
@@ -238,6 +245,7 @@ class Binding:
         self.pose = self.rig.pose()
 
     uses_input = True  # until the first bind says
+    multi = ()         # MultiPart: the Multi modifiers after the modifier
     inputs = None      # the last bind's rules.Contributions
     _input = None      # input_points' (values, points)
     morphs = ()        # for a shaded binding: each shape key as (vertices, dv, dn) in the rig's space
@@ -274,6 +282,9 @@ class Binding:
 
     def gpu_refusal(self):
         """Why GPU mode cannot draw this binding as the modifier would ("" where it can)."""
+        if self.multi:
+            return (f'GPU mode draws one Armature modifier, and "{self.multi[0].name}" mixes in another '
+                    f'(Multi Modifier): skinned on the CPU')
         entries = sum(len(v) for v, _, _ in self.morphs)
         if entries > GPU_MORPH_ENTRIES:
             return (f"GPU mode holds at most {GPU_MORPH_ENTRIES:,} shape key entries (a vertex a key it moves), "
@@ -296,7 +307,11 @@ class Binding:
         """Everything a frame's deformation depends on, as bytes: equal keys, equal results."""
         posed = self.posed(arm) if posed is None else posed
         values = rules.shape_key_values(obj) if self.targets else numpy.zeros(0, numpy.float32)
-        return posed.astype(numpy.float32).tobytes() + premat(obj, arm).tobytes() + values.tobytes()
+        key = posed.astype(numpy.float32).tobytes() + premat(obj, arm).tobytes() + values.tobytes()
+        for part in self.multi:
+            a = part.armature(obj)
+            key += part.binding.posed(a).astype(numpy.float32).tobytes() + premat(obj, a).tobytes()
+        return key
 
     def set_pose(self, arm, method, obj=None, posed=None):
         """Poses the rig as `arm` stands (and `obj`'s shape keys); returns skn's name of `method`.
@@ -315,17 +330,21 @@ class Binding:
                 self.pose.set_morph_weights(rules.shape_key_values(obj) if obj is not None else self.input_values)
         return METHODS[key]
 
-    def deform(self, obj, arm, method, posed=None):
-        """(deformed, input): the object-space coordinates the modifier would output and those it
-        receives (the reference with the shape keys), both (n, 3) float32."""
+    def deform(self, obj, arm, method, posed=None, depsgraph=None):
+        """(deformed, input): the object-space coordinates the modifier (and the Multi modifiers
+        after it) would output and those it receives (the reference with the shape keys), both
+        (n, 3) float32. `depsgraph`: the Multi modifiers' armatures as evaluated there."""
         kind = self.set_pose(arm, method, obj, posed)
         values = rules.shape_key_values(obj) if self.targets else ()
-        points = self.input_points(values)
-        if self.pose is None:
-            return points, points
-        out = self.to_object(self.rig.skin(self.pose, method=kind, dqs_scale=dqs_scale(kind)))
-        if self.mask is not None:  # the mask scales the displacement (notes §4)
-            out = points + (self.mask[:, None] * (out - points)).astype(numpy.float32)
+        points = out = self.input_points(values)
+        if self.pose is not None:
+            out = self.to_object(self.rig.skin(self.pose, method=kind, dqs_scale=dqs_scale(kind)))
+            if self.mask is not None:  # the mask scales the displacement (notes §4)
+                out = points + (self.mask[:, None] * (out - points)).astype(numpy.float32)
+        for part in self.multi:  # each keeps its mask's share of the result before it (notes §4)
+            d, _ = part.binding.deform(obj, part.armature(obj, depsgraph), part.method)
+            keep = part.keep[:, None]
+            out = (keep * out + (1.0 - keep) * d).astype(numpy.float32)
         return out, points
 
     def to_object(self, positions):
@@ -338,6 +357,22 @@ class Binding:
     def to_world(self, positions, obj, arm=None):
         m = matrix(obj.matrix_world)
         return (positions @ m[:3, :3].T + m[:3, 3]).astype(numpy.float32)
+
+
+class MultiPart:
+    """An Armature modifier with Multi Modifier after the bound one: its armature deforms the
+    bound modifier's input without the mask, by its own Preserve Volume, and the result before it
+    keeps the mask's share, m X_in + (1 - m) Def(X0) (notes §4, MOD_armature.c)."""
+
+    def __init__(self, obj, mod):
+        self.name = mod.name
+        self.method = "DQS" if mod.use_deform_preserve_volume else "LINEAR"
+        self.binding = Binding(obj, part=(mod.object, mod))
+        self.keep = rules.mask_factors(obj, self.binding.settings)  # m a vertex (multi_chain: it has a group)
+
+    def armature(self, obj, depsgraph=None):
+        arm = obj.modifiers[self.name].object
+        return arm.evaluated_get(depsgraph) if depsgraph is not None else arm
 
 
 def skin_object(obj, method="LINEAR", depsgraph=None, binding=None, blend_group=None):
@@ -355,5 +390,5 @@ def skin_object(obj, method="LINEAR", depsgraph=None, binding=None, blend_group=
     arm, _ = find_armature(obj)
     if depsgraph is not None:  # the objects' matrices as evaluated (the original keeps the shape keys)
         arm = arm.evaluated_get(depsgraph)
-    deformed, _ = binding.deform(obj, arm, key)
+    deformed, _ = binding.deform(obj, arm, key, depsgraph=depsgraph)
     return binding.to_world(deformed, obj)

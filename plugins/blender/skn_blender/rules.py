@@ -21,7 +21,12 @@ armature.c, MOD_armature.c), each checked against Blender by tests/blender:
     the bone's rest Y axis.
   - Weights are divided by their sum; a vertex whose sum is 1e-4 or less
     stays where it is. The mask group scales the displacement.
+  - Armature modifiers with Multi Modifier directly after the bound one
+    (multi_chain) deform its input, unmasked, and mix: each keeps its
+    mask's share of the result before it (notes §4).
 """
+import json
+
 import numpy
 
 ZERO_WEIGHT = 1e-4  # a vertex whose weights sum to this or less stays where it is (Blender's rule)
@@ -37,11 +42,21 @@ def matrix(m):
 
 def armature_of(obj):
     """The armature that deforms a mesh, and how: its first Armature modifier with an object (the
-    modifier), else an armature parent with Armature Deform (None); (None, None) for neither."""
-    for mod in obj.modifiers:
-        if mod.type == "ARMATURE" and mod.object:
+    modifier), else an armature parent with Armature Deform (None); (None, None) for neither.
+    While bound, skn holds the modifier's Object (ui.suppress): that modifier, by its name, else
+    the first Armature modifier without one, is it, with the held armature."""
+    skn = getattr(obj, "skn", None)
+    held = getattr(skn, "modifier_object", None)
+    armatures = [m for m in obj.modifiers if m.type == "ARMATURE"]
+    if held is not None:
+        mod = next((m for m in armatures if m.name == skn.modifier_name), None) or \
+            next((m for m in armatures if m.object is None), None)
+        if mod is not None:
+            return mod.object or held, mod  # (an Object the user set while bound wins)
+    for mod in armatures:
+        if mod.object:
             return mod.object, mod
-    skn = getattr(obj, "skn", None)  # while bound, skn turns an Armature Deform parent into a plain one
+    # while bound, skn turns an Armature Deform parent into a plain one
     if obj.parent and obj.parent.type == "ARMATURE" and (obj.parent_type == "ARMATURE" or
                                                         (skn is not None and skn.parent_deform)):
         return obj.parent, None
@@ -80,14 +95,38 @@ def refusals(obj, arm, mod):
             why.append(f'the {above.type.replace("_", " ").title()} modifier "{above.name}" comes before '
                        f'"{mod.name}": skn skins the mesh as it is before any modifier '
                        f'(apply it, or move it below)')
-    for after in obj.modifiers[index + 1:]:
-        if after.type != "ARMATURE":
-            break
-        if after.use_multi_modifier and (after.show_viewport or after.show_render):
-            why.append(f'"{after.name}" mixes in this modifier\'s input (Multi Modifier): skn stands in '
-                       f'for one Armature modifier, not a Multi Modifier chain')
-            break
     return why
+
+
+MULTI_SAVED = "multi_saved"  # obj.skn's JSON {modifier name: [viewport, render]} for the chain skn switched off
+
+
+def modifier_on(obj, m):
+    """Whether the user has modifier `m` on (viewport or render): as they left it before skn
+    switched it off, for a Multi modifier skn stands in for while bound (ui.suppress)."""
+    saved = getattr(getattr(obj, "skn", None), MULTI_SAVED, "")
+    states = json.loads(saved) if saved else {}
+    return any(states[m.name]) if m.name in states else (m.show_viewport or m.show_render)
+
+
+def multi_chain(obj, mod):
+    """The Armature modifiers with Multi Modifier directly after `mod`, which Blender hands the
+    input `mod` received (MOD_previous_vcos_store): those that deform (on, with an armature and
+    a mask group: without one a Multi modifier keeps the result before it whole, notes §4), in
+    stack order. skn stands in for them with `mod`."""
+    if mod is None:
+        return []
+    mods = list(obj.modifiers)
+    out = []
+    for after in mods[mods.index(mod) + 1:]:
+        if after.type == "NODES" and after.node_group is not None and "skn" in after.node_group:
+            continue  # skn's own modifier, in the slot of the one it stands in for (ui.add_transport)
+        if after.type != "ARMATURE" or not after.use_multi_modifier:
+            break
+        if modifier_on(obj, after) and after.object is not None and after.object.type == "ARMATURE" and \
+                after.vertex_group in obj.vertex_groups:
+            out.append(after)
+    return out
 
 
 # ---- the mesh as the modifier sees it: rest coordinates, shape keys ----

@@ -32,6 +32,8 @@ Apply take the CPU path in both modes, and so does a mesh GPU mode cannot
 draw as the modifier would (modifiers below the armature's, more than 16
 joints a vertex), saying so. Shape keys and the mask it draws (viewport.py).
 """
+import json
+
 import bpy
 import gpu
 import mathutils
@@ -62,8 +64,8 @@ def _method_changed(self, ctx):
 def _mode_changed(self, ctx):
     if self.bound and not _busy[0]:
         try:
-            apply_mode(self.id_data)
             self.error = ""
+            apply_mode(self.id_data)  # (which says why GPU mode skins on the CPU, where it does)
         except Exception as e:
             self.error = str(e)
 
@@ -96,6 +98,9 @@ class SknSettings(bpy.types.PropertyGroup):
     bound_group: bpy.props.StringProperty()
     modifier_viewport: bpy.props.BoolProperty(default=True)
     modifier_render: bpy.props.BoolProperty(default=True)
+    modifier_name: bpy.props.StringProperty()  # the Armature modifier skn stands in for, and its Object,
+    modifier_object: bpy.props.PointerProperty(type=bpy.types.Object)  # held while bound (suppress)
+    multi_saved: bpy.props.StringProperty()  # JSON: the Multi modifiers skn switched off, {name: [viewport, render]}
     parent_deform: bpy.props.BoolProperty(default=False)  # the object's parent_type was ARMATURE
     parent_inverse: bpy.props.FloatVectorProperty(size=16)  # and its matrix_parent_inverse, row by row
     display_saved: bpy.props.StringProperty()  # GPU mode: the display_type it hid ("" when not hidden)
@@ -178,6 +183,14 @@ def suppress(obj):
         if mod.show_viewport or mod.show_render:  # not already ours (a file saved while bound gives it back)
             s.modifier_viewport, s.modifier_render = mod.show_viewport, mod.show_render
         mod.show_viewport = mod.show_render = False
+        if mod.object is not None:  # held: a switched-off modifier still ties the mesh to the pose (below)
+            s.modifier_object, s.modifier_name, mod.object = mod.object, mod.name, None
+        saved = json.loads(s.multi_saved) if s.multi_saved else {}
+        for m in core.rules.multi_chain(obj, mod):  # the Multi modifiers after it: skn's too
+            if m.show_viewport or m.show_render:
+                saved[m.name] = [m.show_viewport, m.show_render]
+            m.show_viewport = m.show_render = False
+        s.multi_saved = json.dumps(saved) if saved else ""
     elif obj.parent_type == "ARMATURE":
         s.parent_deform = True
         s.parent_inverse = [x for row in obj.matrix_parent_inverse for x in row]
@@ -194,7 +207,9 @@ def _parent_inverse_back(obj):
 def deform_active(obj):
     """Whether the armature's own deformation is on (a file saved while bound, opened)."""
     _, mod = core.find_armature(obj)
-    return (mod.show_viewport or mod.show_render) if mod else obj.parent_type == "ARMATURE"
+    if mod is None:
+        return obj.parent_type == "ARMATURE"
+    return any(m.show_viewport or m.show_render for m in [mod] + core.rules.multi_chain(obj, mod))
 
 
 def take_over(obj):
@@ -211,7 +226,15 @@ def give_back(obj):
     remove_transport(obj)
     if mod:
         mod.show_viewport, mod.show_render = s.modifier_viewport, s.modifier_render
-    elif s.parent_deform:
+        if mod.object is None:  # (one the user set while bound stays)
+            mod.object = s.modifier_object
+    s.modifier_object, s.modifier_name = None, ""
+    for name, (shown, rendered) in (json.loads(s.multi_saved) if s.multi_saved else {}).items():
+        m = obj.modifiers.get(name)
+        if m is not None:
+            m.show_viewport, m.show_render = shown, rendered
+    s.multi_saved = ""
+    if not mod and s.parent_deform:
         obj.parent_type = "ARMATURE"
         _parent_inverse_back(obj)
         s.parent_deform = False
@@ -430,7 +453,8 @@ class SKN_OT_unbind(bpy.types.Operator):
 
 
 class SKN_OT_apply(bpy.types.Operator):
-    """Apply: keep the current deformed shape as the mesh and remove the armature's deformation"""
+    """Apply: keep the current deformed shape as the mesh and remove the armature's deformation (the
+    Armature modifier, and the Multi modifiers after it that skn stood in for)"""
     bl_idname, bl_label, bl_options = "skn.apply", "Apply", {"REGISTER", "UNDO"}
 
     @classmethod
@@ -453,12 +477,14 @@ class SKN_OT_apply(bpy.types.Operator):
             self.report({"ERROR"}, f"skn: {obj.skn.error or 'nothing to apply'}")
             return {"CANCELLED"}
         _, mod = core.find_armature(obj)
+        chain = [m.name for m in core.rules.multi_chain(obj, mod)]  # skn stood in for them too: applied
         unbind(obj, keep_shape=True)
-        obj.skn.parent_deform = False  # a parent stays a plain parent: its deform is applied
+        obj.skn.parent_deform, obj.skn.multi_saved = False, ""  # a parent stays a plain parent: its deform is applied
+        obj.skn.modifier_object, obj.skn.modifier_name = None, ""
         obj.data.vertices.foreach_set("co", numpy.ascontiguousarray(deformed, numpy.float32).ravel())
         obj.data.update()
-        if mod:
-            obj.modifiers.remove(mod)
+        for m in ([mod] if mod else []) + [obj.modifiers[name] for name in chain]:
+            obj.modifiers.remove(m)
         return {"FINISHED"}
 
 
@@ -543,9 +569,10 @@ def on_update(scene, depsgraph=None):
                 forget(obj)
         arm, _ = core.find_armature(obj)
         b = _bindings.get(obj.name)
-        if b is not None and arm is not None and ("ARMATURE", arm.data.name) in edited and arm.mode != "EDIT" and \
-                b.bones != core.bones_outline(arm):  # bones edited, or their envelopes or B-Bone shape
-            forget(obj)
+        if b is not None and arm is not None and any(
+                ("ARMATURE", a.data.name) in edited and a.mode != "EDIT" and part.bones != core.bones_outline(a)
+                for a, part in [(arm, b)] + [(p.armature(obj), p.binding) for p in b.multi]):
+            forget(obj)  # bones edited, or their envelopes or B-Bone shape (the Multi modifiers' armatures too)
         if obj.skn.mode == "GPU" and bool(obj.skn.display_saved) != gpu_drawn(obj):
             apply_mode(obj)  # a modifier added below, or removed: the shader draws it, or the CPU skins it
         if obj.skn.live:
