@@ -383,6 +383,15 @@ def multi_modifier():
         obj.skn.mode = "CPU"
         bpy.ops.skn.unbind()
         check(f"{label}: Unbind gives it back", multi.show_viewport and multi.show_render and not obj.skn.multi_saved)
+    # Apply keeps the shape of the chain skn stood in for and removes both modifiers
+    bpy.context.scene.frame_set(13)
+    want, size = evaluated(obj).copy(), diagonal(obj)
+    bpy.ops.skn.bind()
+    bpy.ops.skn.apply()
+    worst = float(numpy.linalg.norm(coords(obj) - want, axis=1).max()) / size
+    check("Multi Modifier: Apply keeps the chain's shape and removes both modifiers",
+          worst <= TOLERANCE and not obj.skn.bound and not any(m.type == "ARMATURE" for m in obj.modifiers) and
+          not obj.skn.multi_saved and obj.skn.modifier_object is None, f"worst {worst:.2e} of the diagonal")
 
 
 def moving_objects():
