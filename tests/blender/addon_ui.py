@@ -2,7 +2,8 @@
 Blender: the zip installs and enables; Bind, a frame change, Apply and
 Unbind work through the operators; the evaluated mesh equals the Armature
 modifier's while the mesh itself stays at rest; Unbind, disabling the
-add-on and saving give the modifier back. Prints "blender-addon: N passed,
+add-on and saving give the modifier back, its Object too (which skn holds
+while bound, through a rename of the modifier and in a duplicate). Prints "blender-addon: N passed,
 N failed".
 
   blender -b --factory-startup --python-exit-code 1 --python addon_ui.py -- ADDON.zip
@@ -54,11 +55,25 @@ def main():
             check(f"{method}: still deformed after saving", numpy.abs(evaluated(obj) - live).max() < 1e-6 and
                   not obj.modifiers["Armature"].show_viewport)
             with bpy.data.libraries.load(path) as (src, dst):
-                dst.meshes = ["Arm"]
+                dst.objects = ["Arm"]
+            saved_obj = dst.objects[0]
             saved = numpy.empty(len(rest) * 3, numpy.float32)
-            dst.meshes[0].vertices.foreach_get("co", saved)
+            saved_obj.data.vertices.foreach_get("co", saved)
             check(f"{method}: the saved file holds the rest mesh", numpy.array_equal(saved.reshape(-1, 3), rest))
-            bpy.data.meshes.remove(dst.meshes[0])
+            held = saved_obj.modifiers["Armature"]
+            check(f"{method}: ... and the Armature modifier as it was: on, its Object set, no skn modifier",
+                  held.show_viewport and held.object is not None and held.object.name.startswith("Arm") and
+                  [m.name for m in saved_obj.modifiers] == ["Armature"],
+                  f"{[(m.name, m.show_viewport, getattr(m, 'object', None)) for m in saved_obj.modifiers]}")
+            appended = [saved_obj, held.object]
+            meshes, armatures = [saved_obj.data], [held.object.data] if held.object else []
+            for o in appended:
+                if o is not None:
+                    bpy.data.objects.remove(o)
+            for m in meshes:
+                bpy.data.meshes.remove(m)
+            for a in armatures:
+                bpy.data.armatures.remove(a)
         check(f"{method}: Unbind", bpy.ops.skn.unbind() == {"FINISHED"} and not obj.skn.bound)
         check(f"{method}: Unbind restores the rest mesh exactly", numpy.array_equal(coords(obj), rest))
         check(f"{method}: Unbind gives the modifier back", obj.modifiers["Armature"].show_viewport)
@@ -88,6 +103,39 @@ def main():
     check("Apply removes the Armature modifier", "Armature" not in obj.modifiers)
     check("Apply leaves no skn modifier nor offsets", "skn" not in obj.modifiers and
           "skn_offset" not in obj.data.attributes)
+
+    # while bound skn holds the modifier's Object: through a rename of the modifier, and in a duplicate
+    held = make_arm("Held")
+    scene.frame_set(10)
+    want = evaluated(held)
+    scene.frame_set(1)
+    for o in bpy.context.selected_objects:
+        o.select_set(False)
+    held.select_set(True)
+    bpy.context.view_layer.objects.active = held
+    bpy.ops.skn.bind()
+    rig = held.skn.modifier_object
+    check("while bound the modifier's Object is skn's to hold", rig is not None and
+          held.modifiers["Armature"].object is None)
+    held.modifiers["Armature"].name = "Renamed"
+    scene.frame_set(10)
+    check("a modifier renamed while bound: the mesh still deformed as the modifier does",
+          numpy.abs(evaluated(held) - want).max() < 1e-5)
+    bpy.ops.object.duplicate()
+    copy = bpy.context.view_layer.objects.active
+    scene.frame_set(9)
+    scene.frame_set(10)
+    check("a duplicate of a bound mesh: bound, deformed as the modifier does", copy is not held and
+          copy.skn.bound and numpy.abs(evaluated(copy) - want).max() < 1e-5)
+    for o in (held, copy):
+        bpy.context.view_layer.objects.active = o
+        bpy.ops.skn.unbind()
+    check("Unbind puts the Object back, in the renamed modifier and in the duplicate's",
+          all(o.modifiers["Renamed"].object == rig and o.modifiers["Renamed"].show_viewport and
+              o.skn.modifier_object is None for o in (held, copy)))
+    scene.frame_set(10)
+    check("... and they deform as before", numpy.abs(evaluated(held) - want).max() < 1e-5 and
+          numpy.abs(evaluated(copy) - want).max() < 1e-5)
 
     finish("blender-addon")
 
