@@ -2,8 +2,10 @@
 "skn Skinning" panel, and the handlers that keep a bound mesh deformed.
 
 How skn's result reaches Blender. Blender 3.4 has no Python modifiers, so
-Bind switches the Armature modifier off (or turns an Armature Deform parent
-into a plain parent) and puts a Geometry Nodes modifier, "skn", in its slot:
+Bind switches the Armature modifier off, holding its Object (a switched-off
+modifier with an Object still makes Blender evaluate the mesh at every pose
+change), with any Multi Modifier ones after it (or turns an Armature Deform
+parent into a plain parent) and puts a Geometry Nodes modifier, "skn", in its slot:
 it moves each vertex by the point attribute "skn_offset" that the add-on
 writes each frame (skn's result less the modifier's input) and removes the
 attribute. So the mesh itself stays at rest: shape keys are evaluated by
@@ -183,7 +185,7 @@ def suppress(obj):
         if mod.show_viewport or mod.show_render:  # not already ours (a file saved while bound gives it back)
             s.modifier_viewport, s.modifier_render = mod.show_viewport, mod.show_render
         mod.show_viewport = mod.show_render = False
-        if mod.object is not None:  # held: a switched-off modifier still ties the mesh to the pose (below)
+        if mod.object is not None:  # held: a switched-off modifier still ties the mesh to the pose
             s.modifier_object, s.modifier_name, mod.object = mod.object, mod.name, None
         saved = json.loads(s.multi_saved) if s.multi_saved else {}
         for m in core.rules.multi_chain(obj, mod):  # the Multi modifiers after it: skn's too
