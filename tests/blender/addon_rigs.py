@@ -392,6 +392,13 @@ def multi_modifier():
     check("Multi Modifier: Apply keeps the chain's shape and removes both modifiers",
           worst <= TOLERANCE and not obj.skn.bound and not any(m.type == "ARMATURE" for m in obj.modifiers) and
           not obj.skn.multi_saved and obj.skn.modifier_object is None, f"worst {worst:.2e} of the diagonal")
+    # one without a mask group keeps the first one's result whole, but only with its input: switched off too
+    obj = tube("Multi without a group", 2.0, 0.25, 13, 8)
+    weigh_along(obj, ["b0", "b1"], 1.0)
+    attach(obj, arm)
+    multi = obj.modifiers.new("Armature.001", "ARMATURE")
+    multi.object, multi.use_multi_modifier = other, True
+    follows("Multi Modifier without a mask group", obj, methods=("LINEAR",))
 
 
 def moving_objects():

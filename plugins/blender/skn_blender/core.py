@@ -184,7 +184,8 @@ class Binding:
         self.update(obj, arm)
         if self.rig is None and part is None:
             raise ValueError(self._nothing_moves(obj, arm))
-        self.multi = [MultiPart(obj, m) for m in rules.multi_chain(obj, mod)] if part is None else []
+        self.multi = [MultiPart(obj, m) for m in rules.multi_chain(obj, mod)  # (one without a group: no share)
+                      if m.vertex_group in obj.vertex_groups] if part is None else []
 
     def _nothing_moves(self, obj, arm):
         s = self.settings
@@ -377,7 +378,7 @@ class MultiPart:
         self.name = mod.name
         self.method = "DQS" if mod.use_deform_preserve_volume else "LINEAR"
         self.binding = Binding(obj, part=(mod.object, mod))
-        self.keep = rules.mask_factors(obj, self.binding.settings)  # m a vertex (multi_chain: it has a group)
+        self.keep = rules.mask_factors(obj, self.binding.settings)  # m a vertex (Binding: it has a group)
 
     def armature(self, obj, depsgraph=None):
         arm = obj.modifiers[self.name].object

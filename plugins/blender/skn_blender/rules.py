@@ -111,9 +111,10 @@ def modifier_on(obj, m):
 
 def multi_chain(obj, mod):
     """The Armature modifiers with Multi Modifier directly after `mod`, which Blender hands the
-    input `mod` received (MOD_previous_vcos_store): those that deform (on, with an armature and
-    a mask group: without one a Multi modifier keeps the result before it whole, notes §4), in
-    stack order. skn stands in for them with `mod`."""
+    input `mod` received (MOD_previous_vcos_store): those on and with an armature, in stack
+    order. skn stands in for them with `mod`, and switches them off with it: one without a mask
+    group keeps the result before it whole (notes §4), but left on without `mod`'s input it
+    would deform the mesh as a plain modifier."""
     if mod is None:
         return []
     mods = list(obj.modifiers)
@@ -123,8 +124,7 @@ def multi_chain(obj, mod):
             continue  # skn's own modifier, in the slot of the one it stands in for (ui.add_transport)
         if after.type != "ARMATURE" or not after.use_multi_modifier:
             break
-        if modifier_on(obj, after) and after.object is not None and after.object.type == "ARMATURE" and \
-                after.vertex_group in obj.vertex_groups:
+        if modifier_on(obj, after) and after.object is not None and after.object.type == "ARMATURE":
             out.append(after)
     return out
 
