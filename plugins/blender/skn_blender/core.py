@@ -184,7 +184,7 @@ class Binding:
         self.update(obj, arm)
         if self.rig is None and part is None:
             raise ValueError(self._nothing_moves(obj, arm))
-        self.multi = [MultiPart(obj, m) for m in rules.multi_chain(obj, mod)  # (one without a group: no share)
+        self.multi = [MultiPart(obj, m, self) for m in rules.multi_chain(obj, mod)  # (one without a group: no share)
                       if m.vertex_group in obj.vertex_groups] if part is None else []
 
     def _nothing_moves(self, obj, arm):
@@ -374,10 +374,11 @@ class MultiPart:
     bound modifier's input without the mask, by its own Preserve Volume, and the result before it
     keeps the mask's share, m X_in + (1 - m) Def(X0) (notes §4, MOD_armature.c)."""
 
-    def __init__(self, obj, mod):
+    def __init__(self, obj, mod, owner):
         self.name = mod.name
         self.method = "DQS" if mod.use_deform_preserve_volume else "LINEAR"
         self.binding = Binding(obj, part=(mod.object, mod))
+        self.binding.input_points = owner.input_points  # the same input: morphed once a frame, by the owner
         self.keep = rules.mask_factors(obj, self.binding.settings)  # m a vertex (Binding: it has a group)
 
     def armature(self, obj, depsgraph=None):
