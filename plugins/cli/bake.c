@@ -36,7 +36,8 @@ typedef struct bake {
   float start, fps;             /* the animation's first key; frames a second */
   int normals, vat;             /* the primitive has normals; --format: 0 npy, VAT_PNG or VAT_EXR */
   int exr_float;                /* vat-exr: float, not half */
-  uint32_t zarr_chunk;          /* vat from --from-zarr: its chunk's frames (0: skinned here) */
+  const char *frames_dir;       /* vat: a zarr bake of its frames, read not skinned (--from-zarr, or staged) */
+  uint32_t zarr_chunk;          /* and its chunk's frames (0: skinned here) */
   uint32_t width, rows;         /* vat: texels a row, rows a frame */
   float lo[3], hi[3];           /* vat: the positions' bounds over the bake */
   int mesh;                     /* vat: mesh.glb written (not where the document names files beside it) */
@@ -127,15 +128,17 @@ static int prepare_folder(bake *b, int nested) {
   return EXIT_OK;
 }
 
-static void progress(uint32_t done, uint32_t total) {
+static void progress_of(const char *what, uint32_t done, uint32_t total) {
   static int terminal = -1;
   if (terminal < 0) terminal = isatty(STDERR_FILENO);
   if (!terminal) return; /* quiet where nobody watches */
   int width = 40, filled = (int)((uint64_t)done * width / total);
-  fprintf(stderr, "\rbake [%.*s%*s] %u/%u frames", filled, "########################################", width - filled, "",
+  fprintf(stderr, "\r%s [%.*s%*s] %u/%u frames", what, filled, "########################################", width - filled, "",
           done, total);
   if (done == total) fputc('\n', stderr);
 }
+
+static void progress(uint32_t done, uint32_t total) { progress_of("bake", done, total); }
 
 /* Frames `from` on skinned and appended to the partial arrays (their
  * headers first, from frame 0), the writing on frame_writer's thread. */
@@ -179,7 +182,8 @@ static int write_text(const char *path, const char *text) {
   int ok = f && fputs(text, f) >= 0;
   if (f && fclose(f)) ok = 0;
   if (ok && rename(tmp, path)) ok = 0;
-  if (!ok) unlink(tmp);
+  int why = errno;
+  if (!ok) unlink(tmp), errno = why; /* (the cause is the write's, not the unlink's) */
   return ok;
 }
 
@@ -415,7 +419,8 @@ static int bone_palettes(bake *b, const char *tmp_palette) {
  * RGB normalized to the bake's bounds, c = round((p - lo) / (hi - lo) *
  * 65535) (an axis of no extent: 0), normals (n + 1) / 2 likewise; both
  * decode to within 2^-17 of their range. The bounds need every frame
- * first: the frames are skinned twice, memory is still one frame. */
+ * first: the staged frames (stage_frames) are read twice, memory is still
+ * one frame. */
 
 /* Frame i of the bake's frames, skinned here or read from --from-zarr's
  * chunk files (raw float32, C order: frame i at (i % chunk) * n * 12 of
@@ -425,11 +430,11 @@ static int vat_frame(bake *b, uint32_t i, float *p, float *nrm) {
   uint32_t n = b->m.info.vertex_count;
   for (int k = 0; k < 1 + b->normals; ++k) {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s/%u.0.0", b->o->from_zarr, k ? "normals" : "positions", i / b->zarr_chunk);
+    snprintf(path, sizeof path, "%s/%s/%u.0.0", b->frames_dir, k ? "normals" : "positions", i / b->zarr_chunk);
     FILE *f = fopen(path, "rb");
     int ok = f && !fseek(f, (long)(i % b->zarr_chunk) * (long)n * 12, SEEK_SET) && fread(k ? nrm : p, 12, n, f) == n;
     if (f) fclose(f);
-    if (!ok) return fprintf(stderr, "skn: bake: --from-zarr: cannot read frame %u from %s\n", b->first + i, path), EXIT_INPUT;
+    if (!ok) return fprintf(stderr, "skn: bake: cannot read frame %u from %s\n", b->first + i, path), EXIT_INPUT;
   }
   return EXIT_OK;
 }
@@ -459,6 +464,7 @@ static int open_zarr_frames(bake *b) {
            cJSON_GetNumberValue(cJSON_GetArrayItem(frames, 1)) == b->end &&
            (cJSON_GetObjectItem(cJSON_GetObjectItem(m, "arrays"), "normals") != NULL) == b->normals;
   b->zarr_chunk = ok ? (uint32_t)cJSON_GetNumberValue(cJSON_GetArrayItem(chunks, 0)) : 0;
+  b->frames_dir = b->o->from_zarr;
   cJSON_Delete(m);
   free(text);
   if (ok && b->zarr_chunk) return EXIT_OK;
@@ -533,7 +539,7 @@ static int vat_textures(bake *b, const char *tmp_positions, const char *tmp_norm
     int ok = b->vat == VAT_PNG ? vat_rows(b, pos, p, b->lo, b->hi, row) && (!nor || vat_rows(b, nor, nrm, NLO, NHI, row))
                                : exr_rows(b, epos, p, frow) && (!enor || exr_rows(b, enor, nrm, frow));
     if (!rc && !ok) rc = fail_write(b);
-    progress(i + 1, frames);
+    progress_of("textures", i + 1, frames);
   }
   int closed = (!pos || png16_close(pos)) & (!nor || png16_close(nor)) & (!epos || exr_rgb_close(epos)) &
                (!enor || exr_rgb_close(enor));
@@ -654,11 +660,54 @@ static int write_manifest(const bake *b, const char *tmp) {
   return fclose(f) ? fail_write(b) : EXIT_OK;
 }
 
+/* ---- textures that resume ----
+ * A texture is one file, PNG's zlib stream or OpenEXR's scanlines, made
+ * whole or not at all. So a texture bake first bakes its frames as a zarr
+ * bake into OUT/.skn-frames (write_zarr: each chunk renamed into place
+ * whole, kept by a rerun of the same bake), then writes the textures from
+ * those (vat_frame reads them, so PNG's pass for the bounds skins nothing
+ * again), and removes them once the bake is whole: a killed texture bake's
+ * rerun skins only the chunks it had not finished. Meanwhile the frames
+ * take 24 bytes a vertex-frame, at most 1.6 GB for a texture a GPU loads
+ * (16384 rows of 4096 texels). skn.bake on Dask bakes its frames into the
+ * same folder and hands it over with --from-zarr. */
+#define STAGED ".skn-frames"
+
+static int stage_frames(bake *b, options *zo, char *dir, size_t size) {
+  if (snprintf(dir, size, "%s/" STAGED, b->o->out) >= (int)size) return fail_input("bake: the path is too long");
+  *zo = *b->o, zo->out = dir;
+  bake z = *b;
+  z.o = zo, z.vat = ZARR;
+  int rc = prepare_folder(&z, 1);
+  if (!rc) rc = write_zarr(&z);
+  b->m = z.m; /* (the same rig and pose) */
+  b->frames_dir = dir, b->zarr_chunk = zo->chunk ? zo->chunk : DEFAULT_CHUNK;
+  return rc;
+}
+
+/* The staged frames, once the textures are whole: their chunk files, the
+ * arrays' and group's metadata, the fingerprint, then the folders. */
+static void remove_staged(const bake *b, const char *dir) {
+  bake z = *b;
+  char path[4300];
+  for (int k = 0; k < 2; ++k) snprintf(z.path[k], sizeof z.path[k], "%s/%s", dir, k ? "normals" : "positions");
+  clear_chunks(&z, 0);
+  for (int k = 0; k < 2; ++k) {
+    snprintf(path, sizeof path, "%s/.zarray", z.path[k]);
+    unlink(path);
+    rmdir(z.path[k]);
+  }
+  static const char *const FILES_THERE[] = {".zgroup", ".skn-progress"};
+  for (int k = 0; k < 2; ++k) snprintf(path, sizeof path, "%s/%s", dir, FILES_THERE[k]), unlink(path);
+  rmdir(dir);
+}
+
 /* The files under temporary names, renamed when whole; the manifest last. */
 static int run(bake *b) {
   char tmp[FILES][4200];
   int rc = EXIT_OK, count = b->vat == ZARR ? 0 : b->vat ? FILES : MANIFEST + 1; /* Zarr's files are renamed as made */
-  char progress_path[4200];
+  char progress_path[4200], frames_dir[4200] = "";
+  options staged; /* the staged frames' bake (stage_frames) */
   for (int k = 0; k < FILES; ++k)
     if (b->vat == NPY && k < MANIFEST) snprintf(tmp[k], sizeof tmp[k], "%s.partial", b->path[k]); /* resumable */
     else snprintf(tmp[k], sizeof tmp[k], "%s.tmp%ld", b->path[k], (long)getpid());
@@ -670,7 +719,8 @@ static int run(bake *b) {
     rc = bone_palettes(b, tmp[POSITIONS]);
     if (!rc) rc = bone_influences(b, tmp[NORMALS], tmp[UV], tmp[MESH]);
   } else if (b->vat) {
-    rc = vat_textures(b, tmp[POSITIONS], tmp[NORMALS]);
+    if (!b->frames_dir) rc = stage_frames(b, &staged, frames_dir, sizeof frames_dir);
+    if (!rc) rc = vat_textures(b, tmp[POSITIONS], tmp[NORMALS]);
     if (!rc) rc = vat_uv(b, tmp[UV], tmp[MESH]);
   } else {
     rc = write_npy_bake(b, tmp, progress_path);
@@ -685,6 +735,7 @@ static int run(bake *b) {
   }
   for (int k = 0; rc && k < FILES; ++k) unlink(tmp[k]); /* a failed write's: not resumable, maybe not whole */
   if (b->vat == NPY) unlink(progress_path);               /* whole, or nothing left to resume */
+  if (!rc && frames_dir[0]) remove_staged(b, frames_dir);
   return rc;
 }
 

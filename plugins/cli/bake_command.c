@@ -278,7 +278,8 @@ int cmd_bake(int argc, char **argv) {
                    o.format ? o.format : "(none)"), EXIT_USAGE;
   if (format == BAKE_BONE_VAT && o.methods[0] != SKN_METHOD_LBS_MATRIX)
     return fprintf(stderr, "skn: bake: bone-vat is LBS's palette (--method lbs)\n"), EXIT_USAGE;
-  if (o.chunk && format != BAKE_ZARR) return fprintf(stderr, "skn: bake: --chunk is zarr's\n"), EXIT_USAGE;
+  if (o.chunk && format != BAKE_ZARR && ((format != BAKE_VAT_PNG && format != BAKE_VAT_EXR) || o.from_zarr))
+    return fprintf(stderr, "skn: bake: --chunk is zarr's (and vat-png's and vat-exr's frames', baked first)\n"), EXIT_USAGE;
   if (o.exr_float && format != BAKE_VAT_EXR) return fprintf(stderr, "skn: bake: --exr-float is vat-exr's\n"), EXIT_USAGE;
   if (!o.out) return fprintf(stderr, "skn: bake: -o OUT, the folder, is required\n"), EXIT_USAGE;
   if (o.from_zarr && format != BAKE_VAT_PNG && format != BAKE_VAT_EXR)

@@ -62,6 +62,8 @@ static const char *HELP_BAKE =
     "                       bounds in manifest.json), OUT/uv.npy and OUT/mesh.glb (the file again, the\n"
     "                       primitive given a TEXCOORD_n addressing each vertex's texel)\n"
     "  --format vat-exr     the same textures as OpenEXR (half; --exr-float: float), the values as they are\n"
+    "                       (both bake the frames first into OUT/.skn-frames, a zarr bake by --chunk that a\n"
+    "                       rerun after an unfinished bake keeps, and remove it when the textures are whole)\n"
     "  --vat-width W        the textures' texels a row (default 4096; a frame wraps to more rows)\n"
     "  --from-zarr DIR      vat-png or vat-exr of the frames of DIR, a whole zarr bake of the same frames,\n"
     "                       read instead of skinned (skn.bake on Dask bakes zarr first, then this)\n"

@@ -6,9 +6,10 @@ manifest `skn bake` writes (plugins/cli/bake.c), here or spread over a Dask clus
   mapped), a few tasks in flight, so that memory holds a few chunks, not the bake. The arrays are
   written under temporary names and renamed when whole.
 - "vat-png", "vat-exr", "bone-vat": the textures, one file a bake, written by the skn command
-  (found beside libskn or on PATH) with the same arguments. With a client, vat-png and vat-exr
-  bake their frames to zarr on it first (OUT/.skn-frames), which the command then reads
-  (--from-zarr) instead of skinning; bone-vat, which only poses, is made here.
+  (found beside libskn or on PATH) with the same arguments. vat-png and vat-exr bake their frames
+  first as a zarr bake in OUT/.skn-frames, by `chunk` frames, which a rerun after an unfinished
+  bake keeps: the command does that itself, or with a client the tasks do it on the cluster and
+  the command reads it (--from-zarr) instead of skinning; bone-vat, which only poses, is made here.
 - "zarr": OUT a Zarr (v2) group of the same arrays, chunked by `chunk` frames, uncompressed, as the
   command writes it byte for byte. Each task writes its own chunk files, under a temporary name
   and renamed into place whole, and skips a chunk already whole: a task run twice (a worker that
@@ -445,10 +446,11 @@ def _textures_on(client, path, out, format, chunk, threads, how):
 
 
 def _by_the_command(path, out, *, primitive, animation, fps, frames, method, dqs_scale, blend, format, overwrite,
-                    any_path, textures, frames_from=None):
+                    any_path, textures, frames_from=None, chunk=None):
     """The textures (vat-png, vat-exr, bone-vat): one file a bake, written by the skn command with
     these arguments (its PNG and OpenEXR writers; frames_from: a zarr bake of the frames, read not
-    skinned); the manifest it wrote."""
+    skinned; else chunk: the frames the command bakes first, by chunks a rerun keeps); the manifest
+    it wrote."""
     command = _command()
     if command is None:
         raise Unsupported("SKN_ERR_UNSUPPORTED", f"format {format!r} is written by the skn command, which is neither "
@@ -470,7 +472,8 @@ def _by_the_command(path, out, *, primitive, animation, fps, frames, method, dqs
         args += ["--exr-float"] if key == "exr_float" and value else [] if key == "exr_float" else \
             ["--vat-width", str(_args.count(value, "vat_width"))]
     args += ["--overwrite"] * bool(overwrite) + ["--any-path"] * bool(any_path)
-    args += ["--from-zarr", os.fsdecode(frames_from)] if frames_from else []
+    args += ["--from-zarr", os.fsdecode(frames_from)] if frames_from else \
+        ["--chunk", str(chunk)] if chunk and format in ("vat-png", "vat-exr") else []
     done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     message = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
     if done.returncode == 2:
@@ -512,7 +515,7 @@ def _bake(path, out, *, primitive, animation, fps, frames, method, dqs_scale, bl
         how = dict(primitive=primitive, animation=animation, fps=fps, frames=frames, method=method, dqs_scale=dqs_scale,
                    blend=blend, overwrite=overwrite, any_path=any_path, textures=textures)
         if client is None or format == "bone-vat":  # bone-vat poses, skins nothing: made here
-            return _by_the_command(path, out, format=format, **how), 0
+            return _by_the_command(path, out, format=format, chunk=chunk, **how), 0
         return _textures_on(client, path, out, format, chunk, threads, how), 0
     base = {"path": os.fsdecode(path), "any_path": bool(any_path), "method": method, "dqs_scale": dqs_scale,
             "threads": threads, "blend": _args.real(blend, "blend"), "fps": fps}

@@ -2,9 +2,9 @@
 bake however the frames are cut into tasks, here or on a Dask cluster this test starts on
 loopback and stops, npy and zarr; `skn bake`'s files (build/bin/skn, where it is built), Zarr's
 chunk files byte for byte; a bake replaced only with overwrite=True; bad requests refused; a
-bake killed with SIGKILL (the command's and Python's, zarr and npy) leaves no manifest, and its
-rerun keeps what was whole and makes the rest; a Dask worker killed with SIGKILL mid-bake, and
-the bake still ends whole and equal."""
+bake killed with SIGKILL (the command's and Python's, zarr and npy; the command's textures)
+leaves no manifest, and its rerun keeps what was whole and makes the rest; a Dask worker killed
+with SIGKILL mid-bake, and the bake still ends whole and equal."""
 import contextlib
 import json
 import os
@@ -161,6 +161,28 @@ class Bake(Scratch):
                 skn.bake(FOX, out, **kwargs)
             self.assertFalse(os.path.exists(os.path.join(out, "manifest.json")))
 
+    def test_a_folder_not_writable(self):
+        """OUT not writable (mode 555), and a new OUT inside it: PermissionError naming the path, and
+        nothing left there. As root, whom no mode stops, the bakes run as nobody (setpriv), from
+        copies of the package and the file that nobody can read."""
+        os.chmod(self.dir, 0o755)
+        shutil.copytree(os.path.dirname(os.path.abspath(skn.__file__)), os.path.join(self.dir, "skn"))
+        shutil.copy(FOX, self.dir)
+        locked = os.path.join(self.dir, "locked")
+        os.mkdir(locked, 0o555)
+        as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.getuid() == 0 else []
+        fox = os.path.join(self.dir, "Fox.glb")
+        env = {k: v for k, v in os.environ.items() if k not in ("SKN_LIBRARY", "LD_PRELOAD")}  # the copy's library
+        env["PYTHONPATH"] = self.dir
+        for fmt, out in (("npy", locked), ("zarr", locked), ("npy", os.path.join(locked, "new"))):
+            script = (f"import skn\ntry:\n    skn.bake({fox!r}, {out!r}, frames=(0, 3), format={fmt!r})\n"
+                      "except PermissionError as e:\n    raise SystemExit(f'PermissionError: {e}')\n")
+            done = subprocess.run(as_nobody + [sys.executable, "-c", script], capture_output=True, text=True,
+                                  env=env, cwd=self.dir)
+            self.assertEqual(done.returncode, 1, done.stderr)
+            self.assertRegex(done.stderr, rf"^PermissionError: \[Errno 13\] Permission denied: '{out}", (fmt, out))
+            self.assertEqual(os.listdir(locked), [])
+
 
 def chunks_of(out):
     """{array/chunk file: its stat} of the whole chunk files a Zarr bake holds."""
@@ -292,6 +314,43 @@ class Zarr(Scratch):
         for name in ("positions.npy", "normals.npy"):
             with open(os.path.join(out, name), "rb") as a, open(os.path.join(self.dir, "here", name), "rb") as b:
                 self.assertTrue(a.read() == b.read(), name)
+
+    def textures_killed_and_rerun(self, fmt):
+        """A texture bake (a texture is one file) killed with SIGKILL once 2 chunks of its frames
+        are baked (OUT/.skn-frames, by --chunk), and run again: it keeps those, skins the rest, and
+        writes textures byte for byte those of a bake never killed; the frames it baked first go."""
+        out, whole = os.path.join(self.dir, "killed-" + fmt), os.path.join(self.dir, "whole-" + fmt)
+        frames = os.path.join(out, ".skn-frames")
+        for fps in (600, 2400, 9600):
+            shutil.rmtree(out, ignore_errors=True)
+            args = [SKN, "bake", CESIUM, "--fps", str(fps), "--method", "dqs", "--format", fmt, "--chunk", "8"]
+            if stop_mid_bake(subprocess.Popen(args + ["-o", out], stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.DEVNULL), frames, 5):
+                break
+        else:
+            self.fail("every bake finished before it could be killed")
+        self.assertEqual([f for f in os.listdir(out) if not f.startswith(".")], [])  # no texture, no manifest
+        before = chunks_of(frames)
+        chunks = len(range(0, load_json(os.path.join(frames, "positions", ".zarray"))["shape"][0], 8))
+        kept = [c for c in range(chunks) if all(before.get(f"{a}/{c}.0.0") and before[f"{a}/{c}.0.0"].st_size == 8 * 3273 * 12
+                                                for a in ("positions", "normals"))]
+        self.assertTrue(2 <= len(kept) < chunks, (kept, chunks))
+        rerun = subprocess.run(args + ["-o", out], check=True, capture_output=True, text=True)
+        self.assertIn(f"resumed: {len(kept)} of {chunks} chunks were whole and kept", rerun.stderr)
+        self.assertFalse(os.path.exists(frames))
+        subprocess.run(args + ["-o", whole], check=True, capture_output=True)
+        self.assertEqual(sorted(os.listdir(out)), sorted(os.listdir(whole)))
+        for name in os.listdir(whole):
+            with open(os.path.join(out, name), "rb") as a, open(os.path.join(whole, name), "rb") as b:
+                self.assertTrue(a.read() == b.read(), name)
+
+    @unittest.skipUnless(os.path.exists(SKN), "the skn command is not built")
+    def test_png_textures_killed_and_rerun(self):
+        self.textures_killed_and_rerun("vat-png")
+
+    @unittest.skipUnless(os.path.exists(SKN), "the skn command is not built")
+    def test_exr_textures_killed_and_rerun(self):
+        self.textures_killed_and_rerun("vat-exr")
 
     def test_python_npy_killed_and_rerun(self):
         self.npy_killed_and_rerun([sys.executable, "-m", "skn", "bake", "--chunk", "8"], "chunks")
