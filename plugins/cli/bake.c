@@ -674,7 +674,7 @@ static int write_manifest(const bake *b, const char *tmp) {
 #define STAGED ".skn-frames"
 
 static int stage_frames(bake *b, options *zo, char *dir, size_t size) {
-  if (snprintf(dir, size, "%s/" STAGED, b->o->out) >= (int)size) return fail_input("bake: the path is too long");
+  if (snprintf(dir, size, "%s/" STAGED, b->o->out) >= (int)size - 16) return fail_input("bake: the path is too long");
   *zo = *b->o, zo->out = dir;
   bake z = *b;
   z.o = zo, z.vat = ZARR;
@@ -689,16 +689,16 @@ static int stage_frames(bake *b, options *zo, char *dir, size_t size) {
  * arrays' and group's metadata, the fingerprint, then the folders. */
 static void remove_staged(const bake *b, const char *dir) {
   bake z = *b;
-  char path[4300];
-  for (int k = 0; k < 2; ++k) snprintf(z.path[k], sizeof z.path[k], "%s/%s", dir, k ? "normals" : "positions");
+  char path[4400];
+  for (int k = 0; k < 2; ++k)
+    if (snprintf(z.path[k], sizeof z.path[k], "%s/%s", dir, k ? "normals" : "positions") >= (int)sizeof z.path[k])
+      return; /* (stage_frames made it: it fits) */
   clear_chunks(&z, 0);
-  for (int k = 0; k < 2; ++k) {
-    snprintf(path, sizeof path, "%s/.zarray", z.path[k]);
-    unlink(path);
-    rmdir(z.path[k]);
-  }
+  for (int k = 0; k < 2; ++k)
+    if (snprintf(path, sizeof path, "%s/.zarray", z.path[k]) < (int)sizeof path) unlink(path), rmdir(z.path[k]);
   static const char *const FILES_THERE[] = {".zgroup", ".skn-progress"};
-  for (int k = 0; k < 2; ++k) snprintf(path, sizeof path, "%s/%s", dir, FILES_THERE[k]), unlink(path);
+  for (int k = 0; k < 2; ++k)
+    if (snprintf(path, sizeof path, "%s/%s", dir, FILES_THERE[k]) < (int)sizeof path) unlink(path);
   rmdir(dir);
 }
 
