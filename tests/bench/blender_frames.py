@@ -4,8 +4,10 @@ Armature modifier and with the add-on's CPU mode.
 
 A tube of rings of 40 vertices along a chain of 60 bones, each vertex
 weighted to the two bones nearest it, the bones keyed over 20 frames; at
-50,000 and 200,000 vertices, three ways: plain bones; B-Bones of 8 segments;
-plain bones and two shape keys, one of them keyed; and a Rigify human (the Human metarig generated,
+50,000 and 200,000 vertices, four ways: plain bones; B-Bones of 8 segments;
+plain bones and two shape keys, one of them keyed; plain bones under a Mirror
+modifier above the Armature modifier (twice the vertices reach it, through
+the add-on's helper objects); and a Rigify human (the Human metarig generated,
 B-Bones among its deform bones, automatic weights, two shape keys). A frame is
 scene.frame_set(f) and the view layer updated until the deformed mesh is
 evaluated (skn writes its offsets in frame_change_post; the modifier is done
@@ -36,7 +38,7 @@ RIGIFY_RESOLUTION = 0.0095  # the metaball body's: about 50,000 vertices
 
 
 def build(vertices, kind):
-    """The tube (`kind`: "bones", "B-Bones" or "shape keys") on its own keyed chain."""
+    """The tube (`kind`: "bones", "B-Bones", "shape keys" or "Mirror above") on its own keyed chain."""
     arm = chain_rig(f"Rig{kind}{vertices}", BONES, 0.1)
     if kind == "B-Bones":
         for bone in arm.data.bones:
@@ -64,6 +66,8 @@ def build(vertices, kind):
     mesh.update(calc_edges=True)
     obj = bpy.data.objects.new(mesh.name, mesh)
     bpy.context.scene.collection.objects.link(obj)
+    if kind == "Mirror above":
+        obj.modifiers.new("Mirror", "MIRROR")  # on X: a second tube at -x, on the same groups
     obj.modifiers.new("Armature", "ARMATURE").object = arm
     t = numpy.clip(x / 0.1 - 0.5, 0, BONES - 1.001)  # the two nearest bones, by the vertex's place
     first = t.astype(int)
@@ -173,7 +177,7 @@ def main():
           f"{BONES} bones, 2 influences a vertex")
     print(f"{'vertices':>9} {'setup':12} {'method':7} {'modifier':>9} {'skn CPU':>8} {'modifier/skn':>13}")
     for vertices in sizes:
-        for kind in ("bones", "B-Bones", "shape keys"):
+        for kind in ("bones", "B-Bones", "shape keys", "Mirror above"):
             arm, obj = build(vertices, kind)
             compare(arm, obj, kind)
             bpy.data.objects.remove(obj)

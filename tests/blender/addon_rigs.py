@@ -26,8 +26,10 @@ the untouched rest mesh.
   - a Rigify human generated from the Human metarig, its body weighted
     With Automatic Weights, with shape keys, an arm raised and the spine
     twisted;
-  - refused with the reason, the modifier left working: a Mirror modifier
-    before the Armature modifier.
+  - modifiers above the Armature modifier: Mirror (the vertex groups
+    flipped) in an asymmetric pose; Solidify with a keyed thickness and a
+    keyed shape key; one added while bound; Apply with them (Blender's
+    result and note); GPU mode's reason; no helper saved or left behind.
 Where Linear and Preserve Volume both apply, Blend too: bound by a group of
 weight 1 on half the vertices and 0 on the others, each must be Preserve
 Volume's or Linear's (1 on all of them where a modifier below makes more).
@@ -488,35 +490,141 @@ def rigify_human():
     follows("Rigify human", body)
 
 
-def refusals():
-    arm = chain("MirrorRig", 2)
-    key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (0, 0, 60))]})
-    obj = tube("Mirrored", 2.0, 0.25, 13, 8)
-    weigh_along(obj, ["b0", "b1"], 1.0)
+def helpers_left():
+    """skn's helper objects and meshes for modifiers above (stack.py) still in the file."""
+    return [i.name for i in list(bpy.data.objects) + list(bpy.data.meshes) if "(skn " in i.name]
+
+
+def mirrored_body(name, arm):
+    """A tube from x = 0.3 to 2.3 weighted to the .L bones, its .R groups empty: Mirror (above the
+    Armature modifier) makes the other half, flipping the groups to .R."""
+    obj = tube(name, 2.0, 0.25, 21, 12)
+    for v in obj.data.vertices:
+        v.co.x += 0.3
+    weigh_along(obj, ["b.L", "c.L"], 1.0)
+    obj.vertex_groups.new(name="b.R")
+    obj.vertex_groups.new(name="c.R")
     obj.modifiers.new("Mirror", "MIRROR")
     attach(obj, arm)
-    before = frames_of(obj)
-    activate(obj)
-    result, report = operator(bpy.ops.skn.bind)
-    check("Mirror before the Armature modifier: Bind refused, saying so",
-          result == {"CANCELLED"} and "Mirror" in report and "before" in report and not obj.skn.bound, report)
-    check("... and the modifier still deforms it", obj.modifiers["Armature"].show_viewport and
-          "skn" not in obj.modifiers and all(numpy.array_equal(a, b) for a, b in zip(frames_of(obj), before)))
+    return obj
 
-    # a modifier added above while bound: the binding given back, the reason in the panel
+
+def modifiers_above():
+    """Modifiers before the Armature modifier: Mirror (twice the vertices, the groups flipped) in
+    an asymmetric pose; Solidify with its thickness keyed over Mirror, with a keyed shape key; a
+    modifier added above while bound; Apply (Blender's: the mesh itself, the modifiers above left
+    out, with its note); GPU mode's reason; the file saved while bound holds no helper; a
+    duplicate gets its own."""
+    bones = [("b.L", (0.3, 0, 0), (1.3, 0, 0), None), ("c.L", (1.3, 0, 0), (2.3, 0, 0), "b.L"),
+             ("b.R", (-0.3, 0, 0), (-1.3, 0, 0), None), ("c.R", (-1.3, 0, 0), (-2.3, 0, 0), "b.R")]
+    pose = {"b.L": [(1, (0, 0, 0)), (20, (0, 20, 40))], "c.L": [(1, (0, 0, 0)), (20, (30, 0, 50))],
+            "b.R": [(1, (0, 0, 0)), (20, (-20, 10, -30))], "c.R": [(1, (0, 0, 0)), (20, (0, -40, 0))]}
+    arm = armature("MirrorRig", bones)
+    key_pose(arm, pose)
+    obj = mirrored_body("Mirrored", arm)
+    follows("Mirror above", obj)
+    import skn_blender
+    try:
+        skn_blender.skin_object(obj)
+        said = "no error"
+    except skn_blender.core.Unsupported as e:
+        said = str(e)
+    check("skin_object (no input helper) refuses modifiers above, saying how to skin them",
+          '"Mirror" comes before "Armature"' in said and "Bind" in said, said)
+    check("Mirror above: Unbind leaves no helper", not helpers_left() and obj.skn.stack_input is None, helpers_left())
+
+    # the input helper's mesh under B-Bones (their split by the input's points) and a Multi modifier
+    bent, other = armature("MirrorBent", bones), armature("MirrorOther", bones)
+    for bone, segments in zip(bent.data.bones, (4, 6, 4, 6)):
+        bone.bbone_segments = segments
+    key_pose(bent, pose)
+    key_pose(other, {"b.L": [(1, (0, 0, 0)), (20, (40, 0, 0))], "b.R": [(1, (0, 0, 0)), (20, (0, 0, 35))]})
+    obj = mirrored_body("Mirrored B-Bones", bent)
+    keep = obj.vertex_groups.new(name="keep")
+    for v in obj.data.vertices:
+        keep.add([v.index], min(1.0, v.co.x / 2.0), "REPLACE")
+    multi = obj.modifiers.new("Armature.001", "ARMATURE")
+    multi.object, multi.use_multi_modifier, multi.vertex_group = other, True, "keep"
+    follows("B-Bones and a Multi Modifier, Mirror above", obj)
+
+    obj = mirrored_body("Solid", arm)
+    obj.shape_key_add(name="Basis")
+    bulge = obj.shape_key_add(name="Bulge", from_mix=False)
+    for p in bulge.data:
+        p.co.z += 0.2 * math.exp(-((p.co.x - 1.3) / 0.3) ** 2)
+    keyed_0_to_1(bulge)
+    solid = obj.modifiers.new("Solidify", "SOLIDIFY")
+    with bpy.context.temp_override(object=obj):
+        bpy.ops.object.modifier_move_to_index(modifier=solid.name, index=1)
+    for value, frame in ((0.02, 1), (0.12, 20)):
+        solid.thickness = value
+        solid.keyframe_insert("thickness", frame=frame)
+    follows("Solidify keyed and Mirror above, a keyed shape key", obj)
+
+    # bound, GPU mode's reason, a save, Apply
+    bpy.context.scene.frame_set(12)
+    activate(obj)
+    bpy.ops.skn.bind()
+    obj.skn.mode = "GPU"
+    check("modifiers above: GPU mode skins on the CPU, saying why",
+          "comes before" in obj.skn.error and obj.skn.mode == "GPU", obj.skn.error)
+    obj.skn.mode = "CPU"
+    path = os.path.join(bpy.app.tempdir, "skn_above.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path, copy=True)
+    with bpy.data.libraries.load(path) as (src, _):
+        saved = [n for n in list(src.objects) + list(src.meshes) if "(skn " in n]
+    check("modifiers above: the file saved while bound holds no helper, and skn takes over again after",
+          not saved and obj.skn.bound and obj.skn.stack_input is not None, saved)
+    os.remove(path)
+    activate(obj)
+    bpy.ops.object.duplicate()
+    twin = bpy.context.object
+    bpy.context.scene.frame_set(8)
+    same = numpy.abs(world(twin, evaluated(twin)) - world(obj, evaluated(obj))).max()
+    check("modifiers above: a duplicate of the bound mesh follows with helpers of its own",
+          twin != obj and twin.skn.bound and same < 1e-6 and twin.skn.stack_input not in (None, obj.skn.stack_input),
+          f"{same:.2e}")
+    bpy.ops.skn.unbind()
+    activate(obj)
+    bpy.ops.skn.unbind()
+
+    obj = mirrored_body("Applied", arm)
+    twin = obj.copy()
+    twin.data = obj.data.copy()
+    bpy.context.scene.collection.objects.link(twin)
+    bpy.context.scene.frame_set(15)
+    activate(twin)
+    with bpy.context.temp_override(object=twin):
+        bpy.ops.object.modifier_apply(modifier="Armature")
+    activate(obj)
+    bpy.ops.skn.bind()
+    result, report = operator(bpy.ops.skn.apply)
+    worst = float(numpy.linalg.norm(coords(obj) - coords(twin), axis=1).max()) / diagonal(twin)
+    worst_of["Apply, Mirror above"] = worst
+    check("Apply with Mirror above: Blender's own Apply (the mesh itself deformed)",
+          result == {"FINISHED"} and worst <= TOLERANCE and "Armature" not in obj.modifiers and
+          "skn" not in obj.modifiers and "Mirror" in obj.modifiers and not helpers_left(),
+          f"{result} worst {worst:.2e} {report}")
+
+    # a modifier added above while bound: followed through the helpers from then on
     obj = tube("AddedAbove", 2.0, 0.25, 13, 8)
-    weigh_along(obj, ["b0", "b1"], 1.0)
+    weigh_along(obj, ["b.L", "c.L"], 1.0)
     attach(obj, arm)
     activate(obj)
     bpy.ops.skn.bind()
     bpy.context.scene.frame_set(1)
     displace = obj.modifiers.new("Displace", "DISPLACE")
+    displace.strength = 0.3
     with bpy.context.temp_override(object=obj):
         bpy.ops.object.modifier_move_to_index(modifier=displace.name, index=0)
-    bpy.context.scene.frame_set(10)
-    check("a modifier added above while bound: unbound, the modifier back, the reason shown",
-          not obj.skn.bound and obj.modifiers["Armature"].show_viewport and "Displace" in obj.skn.error,
-          obj.skn.error)
+    got = frames_of(obj)
+    followed = obj.skn.bound and obj.skn.stack_input is not None and not obj.skn.error
+    bpy.ops.skn.unbind()
+    want = frames_of(obj)
+    worst = max(float(numpy.linalg.norm(g - w, axis=1).max()) for g, w in zip(got, want)) / diagonal(obj)
+    worst_of["a modifier added above while bound"] = worst
+    check("a modifier added above while bound: still bound, the modifier's mesh at every frame",
+          followed and worst <= TOLERANCE, f"{obj.skn.error} worst {worst:.2e}")
 
 
 def main():
@@ -530,7 +638,7 @@ def main():
     two_modifiers()
     multi_modifier()
     moving_objects()
-    refusals()
+    modifiers_above()
     rigify_human()
     for label, worst in worst_of.items():
         print(f"  {label}: {worst:.2e}")

@@ -8,7 +8,9 @@ segments') deform matrices D = posed * rest^-1, Linear or, with "Preserve
 Volume", dual quaternions that keep each posed frame's Y axis (skn's KEEP_Y),
 antipodal quaternions flipped against the running sum in the vertex's order
 (skn's rule too); the mask group scales the displacement; back through
-premat^-1. Shape keys are the rig's morph targets, so skn sees the same input.
+premat^-1. Shape keys are the rig's morph targets, so skn sees the same input;
+with modifiers above the modifier, the input is their result, evaluated by
+Blender on a helper object (stack.py), shape keys included.
 """
 import numpy
 
@@ -96,6 +98,7 @@ def outline(obj):
         if mod is not None else ()
     settings += tuple((m.name, m.object.name, m.use_vertex_groups, m.use_bone_envelopes, m.vertex_group,
                        m.invert_vertex_group, m.use_deform_preserve_volume) for m in rules.multi_chain(obj, mod))
+    settings += tuple((m.name, rules.modifier_settings(m)) for m in rules.modifiers_above(obj, mod))
     return (len(obj.data.vertices), arm.name if arm else "", tuple(g.name for g in obj.vertex_groups), blocks,
             settings, key.use_relative if key else True)
 
@@ -153,29 +156,40 @@ class Binding:
 
     Armature modifiers with Multi Modifier after the modifier (rules.multi_chain) are each a
     MultiPart, mixed in by deform. `part`: this binding is one of them ((armature, modifier)):
-    unmasked, its refusals and chain its owner's."""
+    unmasked, its refusals and chain its owner's.
 
-    def __init__(self, obj, blend_group=None, centers=False, normals=False, part=None):
+    With modifiers above the modifier, `source` is the input helper (stack.py): the mesh, its
+    vertex groups and coordinates are its evaluated mesh's, which has its own vertices, and the
+    rig is bound again whenever that input moves (its rest is the rig's). `bare`: the mesh itself
+    instead, the modifiers above left out (what Blender's Apply deforms when they are there)."""
+
+    def __init__(self, obj, blend_group=None, centers=False, normals=False, part=None, source=None, bare=False):
         arm, mod = find_armature(obj) if part is None else part
         if arm is None:
             raise ValueError(f"{obj.name} has no armature to follow (an Armature modifier or an armature parent)")
         if blend_group is not None and blend_group not in obj.vertex_groups:
             raise ValueError(f"{obj.name} has no vertex group \"{blend_group}\" to blend by")
-        why = rules.refusals(obj, arm, mod) if part is None else ()
+        why = rules.refusals(obj, arm, mod) if part is None else []
+        above = [] if bare or part is not None else rules.modifiers_above(obj, mod)
+        if above and source is None and part is None:
+            why.append(rules.above_refusal(mod, above))
         if why:
             raise Unsupported(f"{obj.name}: " + "; ".join(why) + " — the Armature modifier keeps deforming it")
         self.armature_name, self.settings, self.outline = arm.name, rules.Settings(obj, mod), outline(obj)
         self.skeleton, self.bones = rules.Skeleton(arm), bones_outline(arm)
         if not self.skeleton.bones:
             raise ValueError(f"{arm.name} has no bone with Deform on: nothing would move")
-        mesh = obj.data
+        self.source = source if above or part is not None else None  # (a part: its owner's)
+        self.above = [m.name for m in above]
+        mesh = obj.data if self.source is None else self._input_mesh()
+        view = obj if self.source is None else rules.Evaluated(obj, mesh)  # what the readers read
         self.vertex_count = len(mesh.vertices)
-        self.groups = rules.vertex_groups(obj, self.skeleton) if self.settings.groups else None
-        self.reference = rules.reference_coordinates(mesh)
-        self.targets = rules.shape_keys(obj)
-        self.mask = rules.mask_factors(obj, self.settings) if part is None else None  # a part's mixes (MultiPart)
+        self.groups = rules.vertex_groups(view, self.skeleton) if self.settings.groups else None
+        self.reference = rules.reference_coordinates(mesh) if self.source is None else rules.coordinates(mesh)
+        self.targets = rules.shape_keys(obj) if self.source is None else []  # (the keys: in the input already)
+        self.mask = rules.mask_factors(view, self.settings)  # a part's: its mix (MultiPart), not applied here
         self.blend_group, self.centers = blend_group, centers
-        self.blend = rules.group_weights(obj, blend_group) if blend_group else None
+        self.blend = rules.group_weights(view, blend_group) if blend_group else None
         self.triangles = triangles_of(mesh) if centers or normals else None
         self.normals = normals
         rest = self.skeleton.rest_joint_matrices(arm)
@@ -186,6 +200,8 @@ class Binding:
             raise ValueError(self._nothing_moves(obj, arm))
         self.multi = [MultiPart(obj, m, self) for m in rules.multi_chain(obj, mod)  # (one without a group: no share)
                       if m.vertex_group in obj.vertex_groups] if part is None else []
+        if part is not None:
+            self.part_mask, self.mask = self.mask, None
 
     def _nothing_moves(self, obj, arm):
         s = self.settings
@@ -200,24 +216,44 @@ class Binding:
     # ---- the rig, bound again when what it was bound from moved ----
 
     def update(self, obj, arm):
-        """Binds the rig again where premat, or the input its influences depend on, changed."""
+        """Binds the rig again where premat, or the input its influences depend on, changed (with
+        modifiers above: any move of the input, which is the rig's rest)."""
         pre = premat(obj, arm)
         values = rules.shape_key_values(obj) if self.targets else numpy.zeros(0, numpy.float32)
-        moved_input = self.uses_input and not numpy.array_equal(values, self.input_values)
+        if self.source is not None:
+            moved_input = not numpy.array_equal(self.input_points(values), self.reference)
+        else:
+            moved_input = self.uses_input and not numpy.array_equal(values, self.input_values)
         if self.pre is None or not numpy.array_equal(pre, self.pre) or moved_input:
             self._bind(pre, values)
 
+    def _input_mesh(self):
+        from . import stack
+        return stack.input_mesh(self.source)
+
     def input_points(self, values):
         """The coordinates the modifier receives at these shape key values (rules.morphed), kept for
-        the values last asked: a frame's bind and its deform read them once."""
+        the values last asked: a frame's bind and its deform read them once. With modifiers above,
+        the input helper's evaluated coordinates as they are now (`values` unused)."""
+        if self.source is not None:
+            points = rules.coordinates(self._input_mesh())
+            if len(points) != self.vertex_count:
+                raise ValueError(f"the modifiers above {self.settings.name} now give {len(points)} vertices, "
+                                 f"not {self.vertex_count}: bind again")
+            return points
         if self._input is None or not numpy.array_equal(self._input[0], values):
             self._input = (numpy.array(values, copy=True), rules.morphed(self.reference, self.targets, values))
         return self._input[1]
 
     def _bind(self, pre, values):
-        points = self.input_points(values) @ pre[:3, :3].T + pre[:3, 3]
+        given = self.input_points(values)
+        if self.source is not None and not numpy.array_equal(given, self.reference):  # the rest moved
+            self.reference, self._rest_cache = given, None
+        points = given @ pre[:3, :3].T + pre[:3, 3]
         inputs = self.inputs if self.pre is not None and numpy.array_equal(pre, self.pre) else None
         fresh = inputs.refreshed(points) if inputs is not None else None
+        if inputs is not None and not inputs.uses_input:  # the input moved, not what it is bound by
+            fresh = inputs.joints, inputs.weights
         if fresh is None:  # the whole structure again (first bind, the armature moved, envelopes)
             inputs = rules.Contributions(self.skeleton, self.settings, points, self.groups)
         else:              # shape keys moved B-Bone-weighted points: only the segment split again
@@ -288,10 +324,13 @@ class Binding:
         and shade (`normals`: bound with the rest normals)."""
         key = method_key(method)
         return ((key != "BLEND" or self.blend_group is not None) and (key != "COR" or self.centers)
-                and (not normals or self.normals))
+                and (not normals or self.normals or self.source is not None))  # (GPU mode: not this one)
 
     def gpu_refusal(self):
         """Why GPU mode cannot draw this binding as the modifier would ("" where it can)."""
+        if self.source is not None:
+            return (f'GPU mode draws the mesh as it is before any modifier, and "{self.above[0]}" comes before '
+                    f'"{self.settings.name}": skinned on the CPU')
         if self.multi:
             return (f'GPU mode draws one Armature modifier, and "{self.multi[0].name}" mixes in another '
                     f'(Multi Modifier): skinned on the CPU')
@@ -318,6 +357,8 @@ class Binding:
         posed = self.posed(arm) if posed is None else posed
         values = rules.shape_key_values(obj) if self.targets else numpy.zeros(0, numpy.float32)
         key = posed.astype(numpy.float32).tobytes() + premat(obj, arm).tobytes() + values.tobytes()
+        if self.source is not None:  # the input itself (what animates the modifiers above)
+            key += self.input_points(values).tobytes()
         for part in self.multi:
             a = part.armature(obj)
             key += part.binding.posed(a).astype(numpy.float32).tobytes() + premat(obj, a).tobytes()
@@ -377,9 +418,9 @@ class MultiPart:
     def __init__(self, obj, mod, owner):
         self.name = mod.name
         self.method = "DQS" if mod.use_deform_preserve_volume else "LINEAR"
-        self.binding = Binding(obj, part=(mod.object, mod))
+        self.binding = Binding(obj, part=(mod.object, mod), source=owner.source)
         self.binding.input_points = owner.input_points  # the same input: morphed once a frame, by the owner
-        self.keep = rules.mask_factors(obj, self.binding.settings)  # m a vertex (Binding: it has a group)
+        self.keep = self.binding.part_mask  # m a vertex (Binding: it has a group)
 
     def armature(self, obj, depsgraph=None):
         arm = obj.modifiers[self.name].object

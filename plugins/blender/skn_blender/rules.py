@@ -84,18 +84,56 @@ def refusals(obj, arm, mod):
     key = obj.data.shape_keys
     if key is not None and len(key.key_blocks) > 1 and not key.use_relative:
         why.append("its shape keys are not Relative (Shape Keys panel): skn applies relative keys only")
-    if obj.data.users > 1:
-        why.append(f'its mesh "{obj.data.name}" is shared by {obj.data.users} objects: '
+    helper = getattr(getattr(obj, "skn", None), "stack_input", None)  # skn's own user of it (stack.py)
+    users = obj.data.users - (helper is not None and helper.data == obj.data)
+    if users > 1:
+        why.append(f'its mesh "{obj.data.name}" is shared by {users} objects: '
                    f'skn keeps its deformation in the mesh (make it single user)')
-    if mod is None:  # Armature Deform: Blender's hidden modifier runs first, before every modifier
-        return why
-    index = list(obj.modifiers).index(mod)
-    for above in obj.modifiers[:index]:
-        if above.show_viewport or above.show_render:
-            why.append(f'the {above.type.replace("_", " ").title()} modifier "{above.name}" comes before '
-                       f'"{mod.name}": skn skins the mesh as it is before any modifier '
-                       f'(apply it, or move it below)')
     return why
+
+
+def modifiers_above(obj, mod):
+    """The modifiers above the Armature modifier that are on (viewport or render): it deforms the
+    mesh as they leave it (stack.py). None for an Armature Deform parent, whose hidden modifier
+    runs before every modifier."""
+    if mod is None:
+        return []
+    mods = list(obj.modifiers)
+    return [m for m in mods[:mods.index(mod)] if m.show_viewport or m.show_render]
+
+
+def above_refusal(mod, above):
+    """Why a binding without an input helper (skin_object's) cannot skin a mesh with modifiers above."""
+    first = above[0]
+    return (f'the {first.type.replace("_", " ").title()} modifier "{first.name}" comes before "{mod.name}": '
+            f'skn evaluates the modifiers above through Bind (skn panel), and takes the mesh as it is '
+            f'before any modifier otherwise')
+
+
+NOT_SETTINGS = ("name", "is_active", "show_expanded", "is_override_data_editable")  # the panel's, not the result's
+
+
+def modifier_settings(m):
+    """A modifier's settings as a tuple of (property, value) pairs: equal tuples, equal results
+    (stack.py keeps its copies in step by them)."""
+    out = []
+    for p in m.bl_rna.properties:
+        if p.is_readonly or p.identifier in NOT_SETTINGS:
+            continue
+        v = getattr(m, p.identifier)
+        out.append((p.identifier, tuple(v) if p.type in ("FLOAT", "INT", "BOOLEAN") and getattr(p, "is_array", False)
+                    else v.name if p.type == "POINTER" and v is not None and hasattr(v, "name") else
+                    None if p.type == "POINTER" else v))
+    inputs = tuple((k, repr(m[k])) for k in m.keys()) if m.type == "NODES" else ()  # its inputs (ID properties)
+    return (m.type, tuple(out), inputs)
+
+
+class Evaluated:
+    """An object's evaluated input as the readers below take an object: its mesh (`data`) and
+    the object's vertex group names (stored on the mesh: Mirror's flipped groups are among them)."""
+
+    def __init__(self, obj, mesh):
+        self.data, self.vertex_groups, self.name = mesh, obj.vertex_groups, obj.name
 
 
 MULTI_SAVED = "multi_saved"  # obj.skn's JSON {modifier name: [viewport, render]} for the chain skn switched off
@@ -140,6 +178,13 @@ def reference_coordinates(mesh):
         key.reference_key.data.foreach_get("co", co)
     else:
         mesh.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)
+
+
+def coordinates(mesh):
+    """A mesh's vertex coordinates, (n, 3) float32."""
+    co = numpy.empty(len(mesh.vertices) * 3, numpy.float32)
+    mesh.vertices.foreach_get("co", co)
     return co.reshape(-1, 3)
 
 

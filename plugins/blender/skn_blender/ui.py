@@ -12,17 +12,20 @@ attribute. So the mesh itself stays at rest: shape keys are evaluated by
 Blender before it and taken by skn as morph targets, the modifiers below run
 on skn's result as on the modifier's, Edit Mode edits the rest mesh, and a
 vertex without an offset (a new one, before the next frame) stays as its
-input. Weight painting, edits and shape key changes rebind when Blender
-reports the mesh changed by anything but skn; a setup skn cannot take over
-any more (a modifier added above, say) gives the modifier back, with the
-reason in the panel.
+input. With modifiers above the armature's, the input has other vertices
+than the mesh: the "skn" modifier then adds, by index, the points of a
+helper mesh the add-on writes instead (stack.py). Weight painting, edits
+and shape key changes rebind when Blender reports the mesh changed by
+anything but skn; a setup skn cannot take over any more (shape keys made
+absolute, say) gives the modifier back, with the reason in the panel.
 
 The armature's own deformation is given back, and the "skn" modifier
 removed, at Unbind, before every save (so that a file opened without the
 add-on deforms as Blender does; skn takes over again after the save and
 when the file is opened with the add-on), and when the add-on is disabled.
 Apply keeps the current shape and removes the armature's deformation, as
-Blender's own Apply does, and refuses, as Blender does, on a mesh with shape
+Blender's own Apply does (with modifiers above: the mesh itself deformed,
+and Blender's note), and refuses, as Blender does, on a mesh with shape
 keys.
 
 Two modes. CPU (the default) writes the offsets, so everything in Blender
@@ -31,8 +34,8 @@ sees the deformed mesh. GPU (viewport) skins in the viewport's vertex shader
 draw of the object is hidden (Display As: Bounds, so it can still be
 clicked, outlined and saved) until the deformation is given back. Render and
 Apply take the CPU path in both modes, and so does a mesh GPU mode cannot
-draw as the modifier would (modifiers below the armature's, more than 16
-joints a vertex), saying so. Shape keys and the mask it draws (viewport.py).
+draw as the modifier would (modifiers above or below the armature's, more
+than 16 joints a vertex), saying so. Shape keys and the mask it draws (viewport.py).
 """
 import json
 
@@ -41,10 +44,11 @@ import gpu
 import mathutils
 import numpy
 
-from . import core, viewport
+from . import core, stack, viewport
 
 OFFSET = core.OFFSET
 GROUP = "skn Deform"  # the node group of the "skn" modifier
+GROUP_BY_INDEX = "skn Deform by Index"  # its group with modifiers above (stack.py)
 MODIFIER = "skn"
 _bindings = {}       # object name -> core.Binding (not saved: rebuilt on demand)
 _last_key = {}       # object name -> the frame key of the offsets last written
@@ -106,6 +110,8 @@ class SknSettings(bpy.types.PropertyGroup):
     parent_deform: bpy.props.BoolProperty(default=False)  # the object's parent_type was ARMATURE
     parent_inverse: bpy.props.FloatVectorProperty(size=16)  # and its matrix_parent_inverse, row by row
     display_saved: bpy.props.StringProperty()  # GPU mode: the display_type it hid ("" when not hidden)
+    stack_input: bpy.props.PointerProperty(type=bpy.types.Object)  # with modifiers above: the helpers
+    stack_offsets: bpy.props.PointerProperty(type=bpy.types.Object)  # (stack.py)
 
 
 # ---- the "skn" modifier: skn's result into Blender's stack ----
@@ -132,6 +138,42 @@ def node_group():
     return ng
 
 
+def node_group_by_index():
+    """The node group that moves vertex i by point i of the offsets helper (stack.py): Object Info
+    of its "Offsets" input, Sample Index by Index (0, no move, past its points). Its "Input" names
+    the input helper, unused but for the depsgraph: Blender evaluates it because it is named."""
+    ng = bpy.data.node_groups.get(GROUP_BY_INDEX)
+    if ng is not None and ng.bl_idname == "GeometryNodeTree" and "skn" in ng:
+        return ng
+    ng = bpy.data.node_groups.new(GROUP_BY_INDEX, "GeometryNodeTree")
+    ng["skn"] = 1
+    ng.inputs.new("NodeSocketGeometry", "Geometry")
+    ng.inputs.new("NodeSocketObject", "Offsets")
+    ng.inputs.new("NodeSocketObject", "Input")
+    ng.outputs.new("NodeSocketGeometry", "Geometry")
+    nodes, links = ng.nodes, ng.links
+    given, result = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
+    offsets, read = nodes.new("GeometryNodeObjectInfo"), nodes.new("GeometryNodeObjectInfo")
+    offsets.transform_space = read.transform_space = "ORIGINAL"
+    sample = nodes.new("GeometryNodeSampleIndex")
+    sample.data_type, sample.domain = "FLOAT_VECTOR", "POINT"
+    move = nodes.new("GeometryNodeSetPosition")
+    links.new(given.outputs["Offsets"], offsets.inputs["Object"])
+    links.new(given.outputs["Input"], read.inputs["Object"])
+    links.new(offsets.outputs["Geometry"], sample.inputs["Geometry"])
+    vector = next(i for i in sample.inputs if i.type == "VECTOR")  # (Value: one socket a data type)
+    links.new(nodes.new("GeometryNodeInputPosition").outputs[0], vector)
+    links.new(nodes.new("GeometryNodeInputIndex").outputs[0], sample.inputs["Index"])
+    links.new(given.outputs["Geometry"], move.inputs["Geometry"])
+    links.new(next(o for o in sample.outputs if o.type == "VECTOR"), move.inputs["Offset"])
+    links.new(move.outputs["Geometry"], result.inputs[0])
+    return ng
+
+
+def _input_id(ng, name):
+    return next(i.identifier for i in ng.inputs if i.name == name)
+
+
 def transport(obj):
     """The object's "skn" modifier, by its node group (renamed or not); None when it has none."""
     return next((m for m in obj.modifiers if m.type == "NODES" and m.node_group is not None and
@@ -139,25 +181,57 @@ def transport(obj):
 
 
 def add_transport(obj, armature_mod):
-    """The "skn" modifier in the armature's slot: just below its modifier, or first for a parent."""
+    """The "skn" modifier in the armature's slot: just below its modifier, or first for a parent;
+    with modifiers above, moving the vertices by the helpers' points (stack.py), which it names."""
     mod = transport(obj)
+    above = core.rules.modifiers_above(obj, armature_mod)
+    group = node_group_by_index() if above else node_group()
     if mod is None:
         mod = obj.modifiers.new(MODIFIER, "NODES")
-        mod.node_group = node_group()
+        mod.node_group = group
         index = list(obj.modifiers).index(armature_mod) + 1 if armature_mod is not None else 0
         if index != len(obj.modifiers) - 1:
             with bpy.context.temp_override(object=obj):
                 bpy.ops.object.modifier_move_to_index(modifier=mod.name, index=index)
+    elif mod.node_group != group:
+        mod.node_group = group
+    if above:
+        h, o = stack.ensure(obj, armature_mod)
+        for name, helper in (("Offsets", o), ("Input", h)):
+            if mod.get(_input_id(group, name)) != helper:
+                mod[_input_id(group, name)] = helper
+                obj.update_tag()
+        if OFFSET in obj.data.attributes:  # bound without them before
+            obj.data.attributes.remove(obj.data.attributes[OFFSET])
+    elif obj.skn.stack_input is not None:  # the modifiers above gone while bound
+        stack.remove(obj)
     source = armature_mod
-    mod.show_in_editmode = source.show_in_editmode if source else False
-    mod.show_on_cage = source.show_on_cage if source else False
+    for prop in ("show_in_editmode", "show_on_cage"):  # (set only to change: a set makes Blender evaluate again)
+        if getattr(mod, prop) != (getattr(source, prop) if source else False):
+            setattr(mod, prop, getattr(source, prop) if source else False)
     return mod
+
+
+def keep_stack(obj, armature_mod):
+    """At a refresh: the input helper's modifiers in step with those above, and the "skn" modifier
+    made over where modifiers above came or went while bound (nothing set that did not change)."""
+    above = core.rules.modifiers_above(obj, armature_mod)
+    mod, (h, _) = transport(obj), stack.helpers(obj)
+    if mod is None or mod.node_group != (node_group_by_index() if above else node_group()) or \
+            bool(above) != (h is not None) or (not above and obj.skn.stack_input is not None) or \
+            (h is not None and h.data != obj.data):  # (the object given another mesh)
+        add_transport(obj, armature_mod)
+    elif above:
+        stack.in_step(obj, armature_mod, h)
 
 
 def remove_transport(obj):
     mod = transport(obj)
     if mod is not None:
         obj.modifiers.remove(mod)
+    if obj.skn.stack_input is not None or obj.skn.stack_offsets is not None:
+        stack.remove(obj)
+        _bindings.pop(obj.name, None)  # it reads the input helper
     if OFFSET in obj.data.attributes:
         obj.data.attributes.remove(obj.data.attributes[OFFSET])
 
@@ -318,20 +392,42 @@ def _redraw():
 
 # ---- the binding ----
 
-def make_binding(obj):
+def make_binding(obj, bare=False):
+    """A binding by the object's settings; with modifiers above the armature's, of the input
+    helper (stack.py; the "skn" modifier made first, naming it, so that Blender evaluates it).
+    `bare`: of the mesh itself, the modifiers above left out (Apply)."""
     s = obj.skn
     if s.method == "BLEND" and not s.blend_group:
         raise ValueError("Blend mixes Linear and Dual Quaternion per vertex by a vertex group: pick the Blend Group")
-    return core.Binding(obj, blend_group=s.blend_group if s.method == "BLEND" else None,
-                        centers=s.method == "COR", normals=s.mode == "GPU")
+    _, mod = core.find_armature(obj)
+    source = None
+    if not bare and core.rules.modifiers_above(obj, mod):
+        keep_stack(obj, mod)
+        source = stack.helpers(obj)[0]
+    return core.Binding(obj, blend_group=s.blend_group if s.method == "BLEND" else None, centers=s.method == "COR",
+                        normals=s.mode == "GPU" and source is None and not bare, source=source, bare=bare)
+
+
+def _fits(obj, b):
+    """Whether b reads the object's input helper (none without modifiers above) and that still
+    gives the vertices b was bound with."""
+    h = stack.helpers(obj)[0]
+    if h is None or b.source is None:
+        return h is None and b.source is None
+    try:
+        return b.source == h and len(stack.input_mesh(h).vertices) == b.vertex_count
+    except ReferenceError:  # (a helper removed under it: an undo)
+        return False
 
 
 def binding(obj):
     """The object's binding, made again when the mesh or the modifier changed under it (what a
-    binding is made from, by its outline: counts, names, settings) or it cannot serve. A new one
-    clears the panel's last error (or says why GPU mode skins this one on the CPU)."""
+    binding is made from, by its outline: counts, names, settings, and the input helper's vertices)
+    or it cannot serve. A new one clears the panel's last error (or says why GPU mode skins this
+    one on the CPU)."""
     b = _bindings.get(obj.name)
-    if b is None or b.outline != core.outline(obj) or not b.serves(obj.skn.method, normals=obj.skn.mode == "GPU"):
+    if b is None or b.outline != core.outline(obj) or not b.serves(obj.skn.method, normals=obj.skn.mode == "GPU") \
+            or not _fits(obj, b):
         b = _bindings[obj.name] = make_binding(obj)
         obj.skn.error = gpu_refusal(obj, b) if obj.skn.mode == "GPU" else ""
     return b
@@ -351,13 +447,18 @@ def refresh(obj, force=False, cpu=False):
         why = core.rules.refusals(obj, arm, mod)
         if why:
             raise core.Unsupported(f"{obj.name}: " + "; ".join(why))
+        if obj.skn.stack_input is not None or core.rules.modifiers_above(obj, mod):
+            keep_stack(obj, mod)
         b = binding(obj)
         posed = b.posed(arm)
         key = b.frame_key(obj, arm, posed) + obj.skn.method.encode()
         if not force and _last_key.get(obj.name) == key and not cpu:
             return None
         deformed, given = b.deform(obj, arm, obj.skn.method, posed)
-        write_offsets(obj, deformed - given)
+        if b.source is not None:
+            stack.write(stack.helpers(obj)[1], deformed - given)
+        else:
+            write_offsets(obj, deformed - given)
         _last_key[obj.name] = key
         return deformed
     except core.Unsupported as e:
@@ -403,7 +504,11 @@ def bind(obj):
         raise ValueError(f"{obj.name} has no armature to follow: add an Armature modifier or parent it to an armature")
     if not s.method_chosen and mod is not None:  # the modifier's Preserve Volume, until the user chooses
         s["method"] = 1 if mod.use_deform_preserve_volume else 0  # DQS, LINEAR: a raw write, not a choice
-    _bindings[obj.name] = make_binding(obj)
+    try:
+        _bindings[obj.name] = make_binding(obj)
+    except Exception:  # as it was: no "skn" modifier, no helpers (make_binding's, with modifiers above)
+        remove_transport(obj)
+        raise
     suppress(obj)
     s.bound, s.bound_method, s.bound_group, s.error = True, s.method, s.blend_group, ""
     apply_mode(obj)
@@ -472,13 +577,18 @@ class SKN_OT_apply(bpy.types.Operator):
         try:
             _last_key.pop(obj.name, None)
             deformed = refresh(obj, force=True, cpu=True)  # GPU mode too: the CPU's coordinates, kept
+            arm, mod = core.find_armature(obj)
+            if deformed is not None and core.rules.modifiers_above(obj, mod):
+                # Blender applies a modifier that is not first to the mesh itself, the modifiers above
+                # left out (their result has other vertices), and says so: skn too
+                deformed, _ = make_binding(obj, bare=True).deform(obj, arm, obj.skn.method)
+                self.report({"INFO"}, "Applied modifier was not first, result may not be as expected")
         except Exception as e:
             self.report({"ERROR"}, f"skn: {e}")
             return {"CANCELLED"}
         if deformed is None:  # unbound on the way (the reason is in the panel)
             self.report({"ERROR"}, f"skn: {obj.skn.error or 'nothing to apply'}")
             return {"CANCELLED"}
-        _, mod = core.find_armature(obj)
         chain = [m.name for m in core.rules.multi_chain(obj, mod)]  # skn stood in for them too: applied
         unbind(obj, keep_shape=True)
         obj.skn.parent_deform, obj.skn.multi_saved = False, ""  # a parent stays a plain parent: its deform is applied
