@@ -514,7 +514,7 @@ def modifiers_above():
     an asymmetric pose; Solidify with its thickness keyed over Mirror, with a keyed shape key; a
     modifier added above while bound; Apply (Blender's: the mesh itself, the modifiers above left
     out, with its note); GPU mode's reason; the file saved while bound holds no helper; a
-    duplicate gets its own."""
+    duplicate gets its own; Mirror about an Empty with the mesh moved."""
     bones = [("b.L", (0.3, 0, 0), (1.3, 0, 0), None), ("c.L", (1.3, 0, 0), (2.3, 0, 0), "b.L"),
              ("b.R", (-0.3, 0, 0), (-1.3, 0, 0), None), ("c.R", (-1.3, 0, 0), (-2.3, 0, 0), "b.R")]
     pose = {"b.L": [(1, (0, 0, 0)), (20, (0, 20, 40))], "c.L": [(1, (0, 0, 0)), (20, (30, 0, 50))],
@@ -523,6 +523,7 @@ def modifiers_above():
     key_pose(arm, pose)
     obj = mirrored_body("Mirrored", arm)
     follows("Mirror above", obj)
+    check("Mirror above: Unbind leaves no helper", not helpers_left() and obj.skn.stack_input is None, helpers_left())
     import skn_blender
     try:
         skn_blender.skin_object(obj)
@@ -531,7 +532,16 @@ def modifiers_above():
         said = str(e)
     check("skin_object (no input helper) refuses modifiers above, saying how to skin them",
           '"Mirror" comes before "Armature"' in said and "Bind" in said, said)
-    check("Mirror above: Unbind leaves no helper", not helpers_left() and obj.skn.stack_input is None, helpers_left())
+
+    # Mirror about an Empty, the mesh moved: its plane is taken in the mesh's space (the helper's
+    # place is the mesh's; at the origin, 0.105 of the diagonal off)
+    plane = bpy.data.objects.new("MirrorPlane", None)
+    bpy.context.scene.collection.objects.link(plane)
+    plane.location = (0.05, 0.0, 0.0)
+    obj = mirrored_body("Mirrored about an Empty", arm)
+    obj.location = (0.2, 0.3, 0.0)
+    obj.modifiers["Mirror"].mirror_object = plane
+    follows("Mirror above, about an Empty, the mesh moved", obj, methods=("LINEAR",))
 
     # the input helper's mesh under B-Bones (their split by the input's points) and a Multi modifier
     bent, other = armature("MirrorBent", bones), armature("MirrorOther", bones)

@@ -48,7 +48,11 @@ def _copy(src, dst):
 
 
 def in_step(obj, mod, h):
-    """The input helper's modifiers made copies of those above `mod` (when they differ)."""
+    """The input helper's modifiers made copies of those above `mod` (when they differ), and its
+    place the object's: a modifier may read it (Mirror's Mirror Object is taken in the object's
+    space, as are a Geometry Nodes modifier's Object Info in Relative mode)."""
+    if h.matrix_world != obj.matrix_world:
+        h.matrix_world = obj.matrix_world.copy()
     above = rules.modifiers_above(obj, mod)
     want = [(m.name, rules.modifier_settings(m)) for m in above]
     if [(m.name, rules.modifier_settings(m)) for m in h.modifiers] == want:
