@@ -16,8 +16,10 @@ and the batch split into draws (viewport.TriangleBatch), the image of one.
 The rigs artists have: curved B-Bones (a joint a segment; 6 segments a
 vertex in the shader's 8 slots), shape keys (against skn_skin with the keys
 as morph targets, normals included) and the modifier's mask, plain and
-inverted, each against skn_skin's image; on the CPU, saying why, 9 segments
-a vertex, a modifier below, and a draw that fails.
+inverted, each against skn_skin's image; Mirror above the Armature modifier
+(the input helper's mesh drawn), with a keyed shape key under it too; on the
+CPU, saying why, 9 segments a vertex, a modifier below, and a draw that
+fails.
 
   tests/blender/run --window addon_gpu.py -- ADDON.zip
 """
@@ -333,6 +335,57 @@ def curved_and_keyed(mods):
     bpy.data.meshes.remove(obj.data)  # and its object (its Key goes with the mesh)
 
 
+def mirrored(mods):
+    """Modifiers above the Armature modifier in GPU mode: the shader draws the input helper's mesh
+    (Mirror's: twice the vertices), its image the CPU-skinned binding's and that binding's positions
+    the modifier's mesh; with a keyed shape key under Mirror (the input moving every frame: the rig
+    bound again, the batch made again), at two frames."""
+    ui, viewport, core = mods
+    scene = bpy.context.scene
+    arm = chain_rig("MirroredRig", 2, 1.0)
+    for frame, angle in ((1, 0), (20, 70)):
+        pb = arm.pose.bones["b1"]
+        pb.rotation_mode = "QUATERNION"
+        pb.rotation_quaternion = Quaternion((0, 0, 1), math.radians(angle)) @ Quaternion((1, 0, 0), angle / 100)
+        pb.keyframe_insert("rotation_quaternion", frame=frame)
+    view, proj = camera((0.0, -4.5, 2.2), (0.0, 0.3, 0.0))
+    for keyed in (False, True):
+        obj = arm_mesh("Mirrored keyed" if keyed else "Mirrored", arm, 25, 16, groups=("b0", "b1"))
+        mirror = obj.modifiers.new("Mirror", "MIRROR")
+        with bpy.context.temp_override(object=obj):
+            bpy.ops.object.modifier_move_to_index(modifier=mirror.name, index=0)
+        if keyed:
+            obj.shape_key_add(name="Basis")
+            wide = obj.shape_key_add(name="Wide", from_mix=False)
+            for p in wide.data:
+                p.co.y, p.co.z = p.co.y * 1.6, p.co.z * 1.6
+            for value, frame in ((0.0, 1), (1.0, 20)):
+                wide.value = value
+                wide.keyframe_insert("value", frame=frame)
+        frames = (10, 16) if keyed else (10,)
+        wants = {}
+        for f in frames:
+            scene.frame_set(f)
+            wants[f] = evaluated(obj).copy()
+        bound_in_gpu_mode(obj, "LINEAR", frame=frames[0])
+        label = "Mirror above, a keyed shape key under it" if keyed else "Mirror above"
+        check(f"{label}: GPU mode draws it", ui.gpu_drawn(obj) and not obj.skn.error, obj.skn.error)
+        for f in frames:
+            scene.frame_set(f)
+            got, b = gpu_image(ui, viewport, obj, view, proj)
+            want = cpu_image(ui, viewport, core, obj, view, proj)
+            ok, detail = same_image(got, want)
+            p = b.rig.skin(b.pose, method="lbs")
+            off = float(numpy.abs(b.to_object(p) - wants[f]).max())
+            check(f"{label}, frame {f}: the GPU image the CPU-skinned binding's, its positions the modifier's",
+                  ok and covered(want) > 3000 and len(p) == len(wants[f]) > len(obj.data.vertices) and off < 1e-5,
+                  f"{detail}; {covered(want)} pixels covered; {len(p)} vertices, {off:.1e} from the modifier's")
+        drawn = render(lambda: ui.draw_viewport())  # the viewport's own draw callback, as Blender calls it
+        check(f"{label}: the viewport's draw callback draws it", obj.name not in ui._draw_failures and
+              ui.gpu_drawn(obj) and covered(drawn) > 3000, f"{ui._draw_failures.get(obj.name)}; {covered(drawn)} pixels")
+        bpy.ops.skn.unbind()
+
+
 def masked(mods):
     """The modifier's Vertex Group mask (and Invert) in GPU mode: drawn by the shader, the image
     that of skn_skin's positions and normals each moved by the mask's share from the rest mesh's;
@@ -621,6 +674,7 @@ def main():
     images(mods)
     big_rig(mods)
     curved_and_keyed(mods)
+    mirrored(mods)
     masked(mods)
     switches(mods)
     finish("blender-gpu")

@@ -324,13 +324,10 @@ class Binding:
         and shade (`normals`: bound with the rest normals)."""
         key = method_key(method)
         return ((key != "BLEND" or self.blend_group is not None) and (key != "COR" or self.centers)
-                and (not normals or self.normals or self.source is not None))  # (GPU mode: not this one)
+                and (not normals or self.normals))
 
     def gpu_refusal(self):
         """Why GPU mode cannot draw this binding as the modifier would ("" where it can)."""
-        if self.source is not None:
-            return (f'GPU mode draws the mesh as it is before any modifier, and "{self.above[0]}" comes before '
-                    f'"{self.settings.name}": skinned on the CPU')
         if self.multi:
             return (f'GPU mode draws one Armature modifier, and "{self.multi[0].name}" mixes in another '
                     f'(Multi Modifier): skinned on the CPU')

@@ -34,8 +34,9 @@ sees the deformed mesh. GPU (viewport) skins in the viewport's vertex shader
 draw of the object is hidden (Display As: Bounds, so it can still be
 clicked, outlined and saved) until the deformation is given back. Render and
 Apply take the CPU path in both modes, and so does a mesh GPU mode cannot
-draw as the modifier would (modifiers above or below the armature's, more
-than 16 joints a vertex), saying so. Shape keys and the mask it draws (viewport.py).
+draw as the modifier would (modifiers below the armature's, more than 16
+joints a vertex), saying so; with modifiers above, the shader draws their
+result, skinned. Shape keys and the mask it draws (viewport.py).
 """
 import json
 
@@ -372,7 +373,10 @@ def apply_mode(obj):
             s.error = ""
     mod = transport(obj)
     if gpu_drawn(obj):
-        if mod is not None:
+        h, o = stack.helpers(obj)
+        if o is not None:  # it names the input helper, which Blender then evaluates: on, moving nothing
+            stack.write(o, numpy.zeros((0, 3), numpy.float32))
+        elif mod is not None:
             mod.show_viewport = False  # the shader draws the deformation; the mesh bounds stay its rest
         hide_draw(obj)
     else:
@@ -405,7 +409,7 @@ def make_binding(obj, bare=False):
         keep_stack(obj, mod)
         source = stack.helpers(obj)[0]
     return core.Binding(obj, blend_group=s.blend_group if s.method == "BLEND" else None, centers=s.method == "COR",
-                        normals=s.mode == "GPU" and source is None and not bare, source=source, bare=bare)
+                        normals=s.mode == "GPU" and not bare, source=source, bare=bare)
 
 
 def _fits(obj, b):
@@ -437,10 +441,18 @@ def refresh(obj, force=False, cpu=False):
     """Writes the offsets of a bound, live object where its frame changed; not where the shader
     draws it (unless `cpu`: Apply), nor in Edit Mode (the mesh is Blender's edit copy then).
     A setup skn can no longer take over gives the modifier back, saying why."""
-    if obj is None or not obj.skn.bound or _busy[0] or obj.mode == "EDIT" or (gpu_drawn(obj) and not cpu):
+    if obj is None or not obj.skn.bound or _busy[0] or obj.mode == "EDIT":
         return None
     arm, mod = core.find_armature(obj)
     if arm is None:
+        return None
+    if gpu_drawn(obj) and not cpu:
+        if obj.skn.stack_input is not None:  # the shader's binding reads the input helper: in step first
+            _busy[0] = True
+            try:
+                keep_stack(obj, mod)
+            finally:
+                _busy[0] = False
         return None
     _busy[0] = True
     try:
