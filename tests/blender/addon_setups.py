@@ -10,15 +10,18 @@ setting changed after Bind, in a clean factory-startup Blender:
   - Bind of Blend without a group, or of a mesh without deform groups, is
     cancelled with Blender's report and leaves the mesh as it was;
   - a file saved while bound, opened without the add-on, has its Armature
-    modifier and its armature parent working as before;
+    modifier and its armature parent working as before (a mesh with a
+    Mirror above its modifier too, no helper of skn's saved); the add-on
+    enabled again takes them over;
   - skin_object takes names in any case and a blend group;
   - what a user does to a bound mesh, each beside a twin the Armature
     modifier deforms and given the same change: an Edit Mode edit reaches
     the rest mesh; weights changed, in Weight Paint mode too; a shape key
     added and changed; the mesh subdivided, vertices deleted, a mesh joined
-    in — each shows at once, the two
-    meshes alike; Apply refuses a mesh with shape keys with Blender's words,
-    and applies the pose to one without.
+    in — each shows at once, the two meshes alike; Apply refuses a mesh with
+    shape keys with Blender's words, and applies the pose to one without;
+    all of it again with a Mirror modifier above the Armature modifier
+    (Apply then Blender's for a modifier not first).
 Prints "blender-setups: N passed, N failed".
 
   blender -b --factory-startup --python-exit-code 1 --python addon_setups.py -- ADDON.zip
@@ -180,14 +183,18 @@ def skin_object_names(addon, obj):
 
 
 def saved_while_bound(zip_path):
-    """Bound meshes (a modifier's and a parent's) saved; the file opened without the add-on."""
+    """Bound meshes (a modifier's, a parent's, one with a Mirror above its modifier) saved; the file
+    opened without the add-on, then with it."""
     scene = bpy.context.scene
     arm = rig("Saved")
-    by_mod, by_parent = mesh("SavedMod", arm), mesh("SavedParent", arm, "parent")
+    by_mod, by_parent, by_mirror = mesh("SavedMod", arm), mesh("SavedParent", arm, "parent"), mesh("SavedMirror", arm)
+    m = by_mirror.modifiers.new("Mirror", "MIRROR")
+    with bpy.context.temp_override(object=by_mirror):
+        bpy.ops.object.modifier_move_to_index(modifier=m.name, index=0)
     scene.frame_set(10)
-    want = {o.name: evaluated(o) for o in (by_mod, by_parent)}
+    want = {o.name: evaluated(o) for o in (by_mod, by_parent, by_mirror)}
     scene.frame_set(1)
-    for o in (by_mod, by_parent):
+    for o in (by_mod, by_parent, by_mirror):
         activate(o)
         bpy.ops.skn.bind()
     scene.frame_set(10)
@@ -199,25 +206,45 @@ def saved_while_bound(zip_path):
         bpy.ops.preferences.addon_disable(module="skn_blender")
         bpy.ops.wm.open_mainfile(filepath=path)
         mod_obj, parent_obj = bpy.data.objects["SavedMod"], bpy.data.objects["SavedParent"]
+        mirror_obj = bpy.data.objects["SavedMirror"]
         bpy.context.scene.frame_set(10)
         check("opened without the add-on: the Armature modifier on", mod_obj.modifiers["Armature"].show_viewport
               and mod_obj.modifiers["Armature"].show_render)
         check("opened without the add-on: Armature Deform parenting back", parent_obj.parent_type == "ARMATURE")
-        for o in (mod_obj, parent_obj):
+        check("opened without the add-on: the Mirror-above mesh as it was, no helper of skn's in the file",
+              [m.name for m in mirror_obj.modifiers] == ["Mirror", "Armature"] and mirror_obj.data.users == 1 and
+              not [o.name for o in bpy.data.objects if "(skn " in o.name])
+        for o in (mod_obj, parent_obj, mirror_obj):
             worst = float(numpy.abs(evaluated(o) - want[o.name]).max())
             check(f"opened without the add-on: {o.name} follows the armature", worst < 1e-5, f"max {worst:.2e}")
         bpy.ops.preferences.addon_enable(module="skn_blender")
-        mod_obj = bpy.data.objects["SavedMod"]
+        mod_obj, mirror_obj = bpy.data.objects["SavedMod"], bpy.data.objects["SavedMirror"]
         bpy.context.scene.frame_set(10)  # the first change after enabling (in the UI, a timer does it at once)
         check("the add-on enabled again takes the binding over", mod_obj.skn.bound and
               not mod_obj.modifiers["Armature"].show_viewport and
               numpy.abs(evaluated(mod_obj) - want["SavedMod"]).max() < 1e-5)
+        check("... the Mirror-above mesh's too, its helpers made again", mirror_obj.skn.bound and
+              mirror_obj.skn.stack_input is not None and not mirror_obj.modifiers["Armature"].show_viewport and
+              numpy.abs(evaluated(mirror_obj) - want["SavedMirror"]).max() < 1e-5)
 
 
-def workflows():
+def workflows(mirror=False):
+    """Edits, weights, shape keys, bones and topology changed while bound, against a twin that
+    keeps the Armature modifier; `mirror`: both with a Mirror modifier above it (skn's input helper
+    follows every change)."""
     scene = bpy.context.scene
-    arm = rig("Work")
-    obj, twin = mesh("Work", arm), mesh("WorkTwin", arm)  # the twin keeps the Armature modifier
+    name = "WorkMirror" if mirror else "Work"
+    arm = rig(name)
+    obj, twin = mesh(name, arm), mesh(name + "Twin", arm)  # the twin keeps the Armature modifier
+    if mirror:
+        for o in (obj, twin):
+            m = o.modifiers.new("Mirror", "MIRROR")
+            m.use_axis = (False, True, False)  # across the arm: another arm beside it, the same groups
+            m.mirror_offset_v = 0.0
+            with bpy.context.temp_override(object=o):
+                bpy.ops.object.modifier_move_to_index(modifier=m.name, index=0)
+            for v in o.data.vertices:
+                v.co.y += 0.5
     scene.frame_set(1)
     activate(obj)
     bpy.ops.skn.bind()
@@ -227,7 +254,7 @@ def workflows():
         bpy.context.view_layer.update()  # the change reported; skn writes its offsets (the UI's next redraw)
         ours, theirs = evaluated(obj), evaluated(twin)
         worst = float(numpy.abs(ours - theirs).max()) if ours.shape == theirs.shape else math.inf
-        check(label, worst < 1e-5 and obj.skn.bound and not obj.skn.error,
+        check(("Mirror above: " if mirror else "") + label, worst < 1e-5 and obj.skn.bound and not obj.skn.error,
               f"max {worst:.2e}, {len(ours)} and {len(theirs)} vertices {what}{obj.skn.error}")
 
     alike("bound: the twin's deformation")
@@ -243,7 +270,7 @@ def workflows():
         twin.data.vertices[i].co.z += 0.1
     twin.data.update()
     check("Edit Mode: the edit is in the rest mesh", abs(obj.data.vertices[0].co.z - twin.data.vertices[0].co.z) < 1e-7
-          and abs(obj.data.vertices[0].co.z - 0.1) < 1e-6)
+          and abs(obj.data.vertices[0].co.z - 0.1) < 1e-6)  # (the twin's own coordinates: as edited)
     alike("Edit Mode: the edit deforms with the pose")
     scene.frame_set(5)
     alike("Edit Mode: ... at another frame too")
@@ -288,7 +315,7 @@ def workflows():
     activate(obj)
     before = evaluated(obj)
     result, report = run(bpy.ops.skn.apply)
-    check("Apply on a mesh with shape keys: refused with Blender's words",
+    check(("Mirror above: " if mirror else "") + "Apply on a mesh with shape keys: refused with Blender's words",
           result == {"CANCELLED"} and "Modifier cannot be applied to a mesh with shape keys" in report and
           obj.skn.bound and numpy.array_equal(evaluated(obj), before), report)
     for o in (obj, twin):
@@ -325,13 +352,22 @@ def workflows():
         o.select_set(True)
         piece.select_set(True)
         bpy.ops.object.join()
-    check("a mesh joined in while bound: its vertices in both", len(obj.data.vertices) == count + 3 and
+    check(("Mirror above: " if mirror else "") + "a mesh joined in while bound: its vertices in both",
+          len(obj.data.vertices) == count + 3 and
           len(twin.data.vertices) == count + 3, f"{count} and {len(obj.data.vertices)}")
     alike("a mesh joined in while bound: bound again to the new mesh", f"(was {count}) ")
 
     activate(obj)
     want = evaluated(twin)
-    check("Apply", bpy.ops.skn.apply() == {"FINISHED"} and not obj.skn.bound)
+    check(("Mirror above: " if mirror else "") + "Apply", bpy.ops.skn.apply() == {"FINISHED"} and not obj.skn.bound)
+    if mirror:  # Blender's Apply of a modifier not first: the mesh itself deformed, the Mirror kept
+        activate(twin)
+        with bpy.context.temp_override(object=twin):
+            bpy.ops.object.modifier_apply(modifier="Armature")
+        check("Mirror above: Apply is Blender's (the mesh itself deformed; the Mirror modifier kept)",
+              numpy.abs(coords(obj) - coords(twin)).max() < 1e-5 and [m.name for m in obj.modifiers] == ["Mirror"],
+              f"{numpy.abs(coords(obj) - coords(twin)).max():.2e} {[m.name for m in obj.modifiers]}")
+        return
     check("Apply: the mesh is the pose's, the modifiers gone",
           numpy.abs(coords(obj) - want).max() < 1e-5 and not len(obj.modifiers))
 
@@ -345,6 +381,7 @@ def main():
     preserve_volume_default(skn_blender)
     skin_object_names(skn_blender, obj)
     workflows()
+    workflows(mirror=True)
     saved_while_bound(zip_path)
     finish("blender-setups")
 
