@@ -6,16 +6,20 @@ The Armature modifier deforms the mesh as they leave it: other vertices than the
 the bound mesh has two helper objects, linked to no scene (never drawn, in no view layer), which
 Blender evaluates because the "skn" modifier names them:
 
-  - the input: an object of the same mesh with copies of the modifiers above, kept in step with
-    them at every refresh; its evaluated mesh is what the Armature modifier receives, coordinates
-    and vertex groups, the shape keys applied;
+  - the input: an object of the same mesh, placed where the mesh is, with copies of the
+    modifiers above, kept in step with them at every refresh; its evaluated mesh is what the
+    Armature modifier receives, coordinates and vertex groups, the shape keys applied, and what
+    skn binds (and GPU mode draws);
   - the offsets: a mesh of loose points, point i at skn's result less the input for the input's
     vertex i; the "skn" modifier adds point i to vertex i (Object Info, Sample Index), so the
-    modifiers below run on skn's result as they do on the modifier's.
+    modifiers below run on skn's result as they do on the modifier's. In GPU mode it has no
+    points, and the "skn" modifier stays on: switched off, it would no longer make Blender
+    evaluate the input.
 
 Both go with the binding (ui.remove_transport): at Unbind, before every save, when the add-on is
 disabled. Settings of the modifiers above that are animated or driven reach the copies when the
-frame's refresh finds them changed (a rebind: skn evaluates the copies again then).
+frame's refresh finds them changed (a rebind: skn evaluates the copies again then). A render
+reads the input as the viewport evaluates it.
 """
 import bpy
 import numpy
