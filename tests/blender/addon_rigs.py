@@ -543,6 +543,21 @@ def modifiers_above():
     obj.modifiers["Mirror"].mirror_object = plane
     follows("Mirror above, about an Empty, the mesh moved", obj, methods=("LINEAR",))
 
+    # a modifier above that renders otherwise than the viewport shows it: followed, and the panel says
+    obj = mirrored_body("Subdivided above", arm)
+    sub = obj.modifiers.new("Subdivision", "SUBSURF")
+    sub.levels, sub.render_levels = 0, 1
+    with bpy.context.temp_override(object=obj):
+        bpy.ops.object.modifier_move_to_index(modifier=sub.name, index=0)
+    follows("Mirror above, Subdivision above at 0 levels (1 in renders)", obj, methods=("LINEAR",))
+    bpy.context.scene.frame_set(1)
+    activate(obj)
+    bpy.ops.skn.bind()
+    check("a modifier above that renders otherwise: the panel says renders take the viewport's",
+          obj.skn.bound and '"Subdivision" has 0 levels in the viewport and 1 in renders' in obj.skn.error,
+          obj.skn.error)
+    bpy.ops.skn.unbind()
+
     # the input helper's mesh under B-Bones (their split by the input's points) and a Multi modifier
     bent, other = armature("MirrorBent", bones), armature("MirrorOther", bones)
     for bone, segments in zip(bent.data.bones, (4, 6, 4, 6)):

@@ -181,6 +181,7 @@ class Binding:
             raise ValueError(f"{arm.name} has no bone with Deform on: nothing would move")
         self.source = source if above or part is not None else None  # (a part: its owner's)
         self.above = [m.name for m in above]
+        self.render_note = rules.render_note(above) if self.source is not None else ""
         mesh = obj.data if self.source is None else self._input_mesh()
         view = obj if self.source is None else rules.Evaluated(obj, mesh)  # what the readers read
         self.vertex_count = len(mesh.vertices)

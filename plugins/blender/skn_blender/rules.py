@@ -113,6 +113,22 @@ def above_refusal(mod, above):
 NOT_SETTINGS = ("name", "is_active", "show_expanded", "is_override_data_editable")  # the panel's, not the result's
 
 
+def render_note(above):
+    """What a render of a mesh with these modifiers above would do differently from the viewport:
+    skn skins the input as the viewport evaluates it ("" where the two are the same as far as the
+    modifiers' own settings say: each on in both, Subdivision's and Multiresolution's levels)."""
+    for m in above:
+        if m.show_viewport != m.show_render:
+            why = f'is on in {"the viewport" if m.show_viewport else "renders"} only'
+        elif m.type in ("SUBSURF", "MULTIRES") and m.levels != m.render_levels:
+            why = f"has {m.levels} levels in the viewport and {m.render_levels} in renders"
+        else:
+            continue
+        return (f'renders take the modifiers above as the viewport evaluates them, and "{m.name}" {why}: '
+                f'set it alike to render as the Armature modifier would')
+    return ""
+
+
 def modifier_settings(m):
     """A modifier's settings as a tuple of (property, value) pairs: equal tuples, equal results
     (stack.py keeps its copies in step by them)."""

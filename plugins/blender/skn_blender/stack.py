@@ -19,7 +19,8 @@ Blender evaluates because the "skn" modifier names them:
 Both go with the binding (ui.remove_transport): at Unbind, before every save, when the add-on is
 disabled. Settings of the modifiers above that are animated or driven reach the copies when the
 frame's refresh finds them changed (a rebind: skn evaluates the copies again then). A render
-reads the input as the viewport evaluates it.
+reads the input as the viewport evaluates it; the panel says where a modifier above renders
+otherwise (rules.render_note).
 """
 import bpy
 import numpy

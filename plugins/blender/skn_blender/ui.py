@@ -433,7 +433,7 @@ def binding(obj):
     if b is None or b.outline != core.outline(obj) or not b.serves(obj.skn.method, normals=obj.skn.mode == "GPU") \
             or not _fits(obj, b):
         b = _bindings[obj.name] = make_binding(obj)
-        obj.skn.error = gpu_refusal(obj, b) if obj.skn.mode == "GPU" else ""
+        obj.skn.error = (gpu_refusal(obj, b) if obj.skn.mode == "GPU" else "") or b.render_note
     return b
 
 
@@ -489,7 +489,8 @@ def rebind(obj, previous_method=None, previous_group=None):
     try:
         _bindings[obj.name] = make_binding(obj)
         apply_mode(obj)
-        s.bound_method, s.bound_group, s.error = s.method, s.blend_group, ""
+        s.bound_method, s.bound_group = s.method, s.blend_group
+        s.error = _bindings[obj.name].render_note if obj.name in _bindings else ""
     except Exception as e:  # keep what was bound, and say why
         if old is not None:
             _bindings[obj.name] = old
@@ -522,7 +523,7 @@ def bind(obj):
         remove_transport(obj)
         raise
     suppress(obj)
-    s.bound, s.bound_method, s.bound_group, s.error = True, s.method, s.blend_group, ""
+    s.bound, s.bound_method, s.bound_group, s.error = True, s.method, s.blend_group, _bindings[obj.name].render_note
     apply_mode(obj)
 
 
