@@ -185,22 +185,20 @@ def multi_chain(obj, mod):
 
 # ---- the mesh as the modifier sees it: rest coordinates, shape keys ----
 
-def reference_coordinates(mesh):
-    """The coordinates shape keys are added to: the reference key's, else the vertices'."""
-    n = len(mesh.vertices)
-    co = numpy.empty(n * 3, numpy.float32)
-    key = mesh.shape_keys
-    if key is not None and key.reference_key is not None and len(key.key_blocks) > 1:
-        key.reference_key.data.foreach_get("co", co)
-    else:
-        mesh.vertices.foreach_get("co", co)
-    return co.reshape(-1, 3)
-
-
 def coordinates(mesh):
     """A mesh's vertex coordinates, (n, 3) float32."""
     co = numpy.empty(len(mesh.vertices) * 3, numpy.float32)
     mesh.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)
+
+
+def reference_coordinates(mesh):
+    """The coordinates shape keys are added to: the reference key's, else the vertices'."""
+    key = mesh.shape_keys
+    if key is None or key.reference_key is None or len(key.key_blocks) < 2:
+        return coordinates(mesh)
+    co = numpy.empty(len(mesh.vertices) * 3, numpy.float32)
+    key.reference_key.data.foreach_get("co", co)
     return co.reshape(-1, 3)
 
 

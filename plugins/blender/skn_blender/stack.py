@@ -96,10 +96,9 @@ def remove(obj):
     obj.skn.stack_input = obj.skn.stack_offsets = None
 
 
-def input_mesh(h, depsgraph=None):
-    """The input helper's evaluated mesh: the mesh as the Armature modifier receives it."""
-    depsgraph = depsgraph or bpy.context.evaluated_depsgraph_get()
-    return h.evaluated_get(depsgraph).data
+def input_mesh(h):
+    """The input helper's evaluated mesh (the viewport's): the mesh as the Armature modifier receives it."""
+    return h.evaluated_get(bpy.context.evaluated_depsgraph_get()).data
 
 
 def write(o, offsets):
