@@ -188,6 +188,7 @@ class Binding:
         self.groups = rules.vertex_groups(view, self.skeleton) if self.settings.groups else None
         self.reference = rules.reference_coordinates(mesh) if self.source is None else rules.coordinates(mesh)
         self.targets = rules.shape_keys(obj) if self.source is None else []  # (the keys: in the input already)
+        self.morph = rules.morph_offsets(self.targets, self.vertex_count)
         self.mask = rules.mask_factors(view, self.settings)  # a part's: its mix (MultiPart), not applied here
         self.blend_group, self.centers = blend_group, centers
         self.blend = rules.group_weights(view, blend_group) if blend_group else None
@@ -243,7 +244,7 @@ class Binding:
                                  f"not {self.vertex_count}: bind again")
             return points
         if self._input is None or not numpy.array_equal(self._input[0], values):
-            self._input = (numpy.array(values, copy=True), rules.morphed(self.reference, self.targets, values))
+            self._input = (numpy.array(values, copy=True), rules.morphed(self.reference, self.morph, values))
         return self._input[1]
 
     def _bind(self, pre, values):

@@ -250,12 +250,33 @@ def shape_keys(obj):
     return targets
 
 
-def morphed(reference, targets, values):
-    """The coordinates the modifier receives: the reference plus each target times its value."""
-    out = reference.astype(numpy.float32).copy()
-    for (_, vertices, offsets), value in zip(targets, values):
-        if value != 0.0 and len(vertices):
-            out[vertices] += numpy.float32(value) * offsets
+def morph_offsets(targets, n):
+    """shape_keys' targets as morphed adds them: a target that moves a quarter of the n vertices or
+    more as (None, its offsets on every vertex), added whole; the others as (vertices, offsets).
+    Added through its indices every frame, each of make bench-blender's two tube keys (95% of the
+    vertices) took about 1 ms a frame at 50,000 vertices; whole, about 0.1 ms."""
+    out = []
+    for _, vertices, offsets in targets:
+        if 4 * len(vertices) >= n:
+            whole = numpy.zeros((n, 3), numpy.float32)
+            whole[vertices] = offsets
+            out.append((None, whole))
+        else:
+            out.append((vertices, offsets))
+    return out
+
+
+def morphed(reference, offsets, values):
+    """The coordinates the modifier receives: the reference plus each target times its value
+    (`offsets`: morph_offsets of the targets)."""
+    out = numpy.array(reference, numpy.float32)
+    for (vertices, o), value in zip(offsets, values):
+        if value == 0.0:
+            continue
+        if vertices is None:
+            out += numpy.float32(value) * o
+        elif len(vertices):
+            out[vertices] += numpy.float32(value) * o
     return out
 
 
