@@ -2,7 +2,7 @@
 #
 # make            build/libskn.so.1 (+ libskn.so) and the programs
 # make check      install the missing Debian packages for every test, build, run every test
-# make demo       install the build's packages, build the library and the command, skin a procedural arm
+# make demo       install the build's packages, build the library (for this CPU's instruction set) and the command, skin a procedural arm
 #                 and a glTF model, write pictures (scripts/install-deps says which packages are whose)
 # make install    PREFIX=/usr/local: headers, library, GL and libffi adapters, skn.hpp, pkg-config file, Python and Lua packages
 # make bench      the benchmark: bandwidth probes, every kernel vs the scalar reference and the yardstick
@@ -80,6 +80,10 @@ KERNEL_COMBINE := $(shell $(CC) -Werror --param=max-combine-insns=2 -c -x c /dev
 # than the instruction sets — the fuzzers' (below) and ThreadSanitizer's,
 # whose threads program checks the pool's hand-offs, which no set changes
 # (the AVX2 and AVX-512 kernels took two thirds of that tree's build).
+# KERNEL_SETS=native (make demo) builds the portable set and the widest one
+# this CPU runs, as the compiler's -march=native sees it (the test simd.c
+# makes at run time): a library for this machine, a third sooner; `make`
+# adds the others. A library to ship to other machines is built with all.
 KERNEL_SETS ?= all
 ifeq ($(FUZZ),1)
 # The fuzz build (clang, `make fuzz-build`): the kernels at -O0 and without
@@ -113,14 +117,21 @@ $(BUILD)/obj/kernels/dqs_%.o $(BUILD)/obj/kernels/blend_%.o $(BUILD)/obj/kernels
 SIMD_KFLAGS := $(KERNEL_FLAGS)
 endif
 ifeq ($(KERNEL_SETS),portable)
-CORE_OBJ := $(filter-out %_avx2.o %_avx512.o,$(CORE_OBJ))
-$(BUILD)/obj/kernels/simd.o: KFLAGS := $(SIMD_KFLAGS) -DSKN_KERNELS_PORTABLE_ONLY
+KERNELS_LEFT_OUT := avx2 avx512
+else ifeq ($(KERNEL_SETS),native)
+NATIVE := $(shell $(CC) -march=native -dM -E -x c /dev/null 2>/dev/null)
+KERNELS_WIDEST := $(if $(and $(filter __AVX512F__,$(NATIVE)),$(filter __AVX512VL__,$(NATIVE))),avx512,$(if \
+  $(and $(filter __AVX2__,$(NATIVE)),$(filter __FMA__,$(NATIVE))),avx2))
+KERNELS_LEFT_OUT := $(filter-out $(KERNELS_WIDEST),avx2 avx512)
 endif
+CORE_OBJ := $(filter-out $(foreach s,$(KERNELS_LEFT_OUT),%_$(s).o),$(CORE_OBJ))
+$(BUILD)/obj/kernels/simd.o: KFLAGS := $(SIMD_KFLAGS) $(if $(filter avx2,$(KERNELS_LEFT_OUT)),-DSKN_KERNELS_NO_AVX2) \
+  $(if $(filter avx512,$(KERNELS_LEFT_OUT)),-DSKN_KERNELS_NO_AVX512)
 # simd.o follows the choice when a tree switches (its file changes only then)
 $(BUILD)/obj/kernels/simd.o: $(BUILD)/kernel-sets
 $(BUILD)/kernel-sets: FORCE
 	@mkdir -p $(dir $@)
-	@echo $(KERNEL_SETS) | cmp -s - $@ || echo $(KERNEL_SETS) > $@
+	@echo $(KERNEL_SETS) $(KERNELS_LEFT_OUT) | cmp -s - $@ || echo $(KERNEL_SETS) $(KERNELS_LEFT_OUT) > $@
 $(BUILD)/obj/kernels/%_avx2.o: ISA := -mavx2 -mfma
 $(BUILD)/obj/kernels/%_avx512.o: ISA := -mavx2 -mfma -mavx512f -mavx512vl -mavx512dq -mprefer-vector-width=512
 
@@ -405,7 +416,7 @@ check-threads: deps
 # The demo installs and builds what it runs, no more: the library, the skn
 # command (with the GL adapter, for --gpu), skn-demo and the arm.
 demo: deps-build
-	@$(MAKE) --no-print-directory lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf
+	@$(MAKE) --no-print-directory KERNEL_SETS=native lib $(DEMO) $(CLI) $(BUILD)/data/arm.gltf
 	@BUILD=$(BUILD) scripts/demo
 
 # Regenerate the ABI baseline after an intended, compatible addition.

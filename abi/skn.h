@@ -502,8 +502,10 @@ typedef enum skn_simd {
 
 /* Chooses the kernels for the whole process (benchmarks, tests,
  * reproducible runs). SKN_ERR_UNSUPPORTED when this CPU lacks the
- * instruction set; nothing changes then. Not to be called while another
- * thread is in skn_skin. */
+ * instruction set, or this build of skn was made without its kernels (the
+ * Makefile's KERNEL_SETS=native, which `make demo` uses, keeps the widest
+ * set the building CPU runs); nothing changes then. Not to be called while
+ * another thread is in skn_skin. */
 SKN_API skn_status skn_set_simd(skn_simd simd);
 
 /* The kernels in use: never SKN_SIMD_AUTO. */
