@@ -129,13 +129,16 @@ def render_note(above):
     return ""
 
 
+def setting_properties(m):
+    """A modifier's settings: its writable properties but the panel's (NOT_SETTINGS)."""
+    return [p for p in m.bl_rna.properties if not p.is_readonly and p.identifier not in NOT_SETTINGS]
+
+
 def modifier_settings(m):
     """A modifier's settings as a tuple of (property, value) pairs: equal tuples, equal results
     (stack.py keeps its copies in step by them)."""
     out = []
-    for p in m.bl_rna.properties:
-        if p.is_readonly or p.identifier in NOT_SETTINGS:
-            continue
+    for p in setting_properties(m):
         v = getattr(m, p.identifier)
         out.append((p.identifier, tuple(v) if p.type in ("FLOAT", "INT", "BOOLEAN") and getattr(p, "is_array", False)
                     else v.name if p.type == "POINTER" and v is not None and hasattr(v, "name") else

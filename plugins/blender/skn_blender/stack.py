@@ -41,9 +41,7 @@ def helpers(obj):
 
 def _copy(src, dst):
     """dst's settings made src's (a modifier of the same type)."""
-    for p in src.bl_rna.properties:
-        if p.is_readonly or p.identifier in rules.NOT_SETTINGS:
-            continue
+    for p in rules.setting_properties(src):
         try:
             setattr(dst, p.identifier, getattr(src, p.identifier))
         except (AttributeError, TypeError, ValueError):  # one Blender keeps read-only in this state
