@@ -178,7 +178,8 @@ def follows(label, obj, methods=("LINEAR", "DQS")):
         bpy.ops.skn.unbind()
         back = frames_of(obj)
         check(f"{label} {method}: Unbind gives the modifier back",
-              not obj.skn.bound and "skn" not in obj.modifiers and "skn_offset" not in obj.data.attributes and
+              not obj.skn.bound and "skn" not in obj.modifiers and obj.skn.stack_offsets is None and
+              not [n for n in helpers_left() if n.startswith(obj.name + " (skn ")] and
               max(float(numpy.abs(b - w).max()) for b, w in zip(back, want)) == 0.0 and
               numpy.array_equal(coords(obj), rest) and (mod is None or mod.object == held) and
               obj.skn.modifier_object is None)
@@ -491,7 +492,7 @@ def rigify_human():
 
 
 def helpers_left():
-    """skn's helper objects and meshes for modifiers above (stack.py) still in the file."""
+    """skn's helper objects and meshes (stack.py) still in the file."""
     return [i.name for i in list(bpy.data.objects) + list(bpy.data.meshes) if "(skn " in i.name]
 
 

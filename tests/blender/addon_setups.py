@@ -21,7 +21,10 @@ setting changed after Bind, in a clean factory-startup Blender:
     in — each shows at once, the two meshes alike; Apply refuses a mesh with
     shape keys with Blender's words, and applies the pose to one without;
     all of it again with a Mirror modifier above the Armature modifier
-    (Apply then Blender's for a modifier not first).
+    (Apply then Blender's for a modifier not first);
+  - a mesh shared by two objects (a linked duplicate), each with its own
+    armature: each deforms as its modifier did, bound or not; Apply refused
+    as Blender refuses multi-user data.
 Prints "blender-setups: N passed, N failed".
 
   blender -b --factory-startup --python-exit-code 1 --python addon_setups.py -- ADDON.zip
@@ -228,6 +231,55 @@ def saved_while_bound(zip_path):
               numpy.abs(evaluated(mirror_obj) - want["SavedMirror"]).max() < 1e-5)
 
 
+def shared_mesh():
+    """One mesh, two objects (a linked duplicate, Alt+D), each with its own Armature modifier and
+    armature: each bound deforms as its modifier did, the other untouched, Bound or not; Apply
+    refused with Blender's words for multi-user data; Unbind of one leaves the other skn's."""
+    scene = bpy.context.scene
+    arm, other_arm = rig("SharedA"), arm_rig("SharedB", Quaternion((0, 1, 0), math.radians(60)))
+    obj = mesh("Shared", arm)
+    other = bpy.data.objects.new("SharedOther", obj.data)
+    scene.collection.objects.link(other)
+    other.location.y = 2.0
+    m = other.modifiers.new("Armature", "ARMATURE")
+    m.object, m.use_deform_preserve_volume = other_arm, True
+    scene.frame_set(10)
+    want, want_other = evaluated(obj), evaluated(other)
+
+    def both(label, bound):
+        bpy.context.view_layer.update()
+        worst = max(float(numpy.abs(evaluated(o) - w).max()) for o, w in ((obj, want), (other, want_other)))
+        check(f"a shared mesh: {label}", worst < 1e-5 and [obj.skn.bound, other.skn.bound] == bound and
+              not obj.skn.error and not other.skn.error, f"max {worst:.2e} {obj.skn.error} {other.skn.error}")
+
+    stale = obj.data.attributes.new("skn_offset", "FLOAT_VECTOR", "POINT")  # an earlier add-on's offsets (an
+    stale.data.foreach_set("vector", numpy.ones(3 * len(obj.data.vertices), numpy.float32))  # autosave of one)
+    scene.frame_set(1)
+    activate(obj)
+    check("a shared mesh: Bind (an earlier version's offsets attribute removed)", bpy.ops.skn.bind() == {"FINISHED"}
+          and "skn_offset" not in obj.data.attributes)
+    scene.frame_set(10)
+    both("one bound, each as its modifier", [True, False])
+    scene.frame_set(1)
+    activate(other)
+    check("a shared mesh: Bind of the other (Preserve Volume)", bpy.ops.skn.bind() == {"FINISHED"} and
+          other.skn.method == "DQS")
+    scene.frame_set(10)
+    both("both bound, each as its modifier", [True, True])
+    result, report = run(bpy.ops.skn.apply)
+    check("a shared mesh: Apply refused with Blender's words", result == {"CANCELLED"} and
+          "Modifiers cannot be applied to multi-user data" in report and other.skn.error ==
+          "Modifiers cannot be applied to multi-user data", report)
+    other.skn.error = ""
+    both("both still bound after the refusal", [True, True])
+    activate(obj)
+    bpy.ops.skn.unbind()
+    both("one unbound, the other still skn's", [False, True])
+    activate(other)
+    bpy.ops.skn.unbind()
+    both("both unbound", [False, False])
+
+
 def workflows(mirror=False):
     """Edits, weights, shape keys, bones and topology changed while bound, against a twin that
     keeps the Armature modifier; `mirror`: both with a Mirror modifier above it (skn's input helper
@@ -380,6 +432,7 @@ def main():
     bind_refusals()
     preserve_volume_default(skn_blender)
     skin_object_names(skn_blender, obj)
+    shared_mesh()
     workflows()
     workflows(mirror=True)
     saved_while_bound(zip_path)

@@ -40,7 +40,6 @@ def premat(obj, arm):
     return numpy.linalg.inv(matrix(arm.matrix_world)) @ matrix(obj.matrix_world)
 
 
-OFFSET = "skn_offset"  # the point attribute skn's deformation reaches Blender by (ui.py)
 
 
 def dqs_scale(kind):

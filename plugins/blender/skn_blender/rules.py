@@ -84,11 +84,6 @@ def refusals(obj, arm, mod):
     key = obj.data.shape_keys
     if key is not None and len(key.key_blocks) > 1 and not key.use_relative:
         why.append("its shape keys are not Relative (Shape Keys panel): skn applies relative keys only")
-    helper = getattr(getattr(obj, "skn", None), "stack_input", None)  # skn's own user of it (stack.py)
-    users = obj.data.users - (helper is not None and helper.data == obj.data)
-    if users > 1:
-        why.append(f'its mesh "{obj.data.name}" is shared by {users} objects: '
-                   f'skn keeps its deformation in the mesh (make it single user)')
     return why
 
 

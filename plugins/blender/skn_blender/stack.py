@@ -1,20 +1,25 @@
-"""Modifiers above the Armature modifier (Mirror, Solidify, Displace, a Geometry Nodes modifier, ...).
+"""The helper objects through which skn's result reaches Blender's modifier stack.
 
-The Armature modifier deforms the mesh as they leave it: other vertices than the mesh's own
-(Mirror doubles them, with its flipped vertex groups), moved by the shape keys before them. Blender
-3.4 cannot run part of a modifier stack from Python, so while skn stands in for such a modifier
-the bound mesh has two helper objects, linked to no scene (never drawn, in no view layer), which
-Blender evaluates because the "skn" modifier names them:
+Blender 3.4 has no Python modifiers and cannot run part of a modifier stack from Python. A bound
+mesh has helper objects, linked to no scene (never drawn, in no view layer), which Blender
+evaluates because the "skn" modifier (ui.py) names them:
 
-  - the input: an object of the same mesh, placed where the mesh is, with copies of the
+  - the offsets, always: a mesh of loose points, point i at skn's result less the modifier's
+    input for vertex i; the "skn" modifier adds point i to vertex i (Object Info, Sample Index),
+    so the modifiers below run on skn's result as they do on the modifier's, and a vertex past
+    its points (a new one, before the next frame) stays as its input. A mesh of points apart,
+    not an attribute of the bound mesh, spares Blender a copy of the whole bound mesh each frame
+    (docs/blender.md, Speed), and leaves a mesh shared by several objects to each its own
+    deformation. In GPU mode the shader draws the deformation: the "skn" modifier is switched
+    off, or, with an input helper, left on with no points.
+  - the input, with modifiers above the Armature modifier (Mirror, Solidify, Displace, a Geometry
+    Nodes modifier, ...), which deforms the mesh as they leave it: other vertices than the mesh's
+    own (Mirror doubles them, with its flipped vertex groups), moved by the shape keys before
+    them. The input is an object of the same mesh, placed where the mesh is, with copies of the
     modifiers above, kept in step with them at every refresh; its evaluated mesh is what the
     Armature modifier receives, coordinates and vertex groups, the shape keys applied, and what
-    skn binds (and GPU mode draws);
-  - the offsets: a mesh of loose points, point i at skn's result less the input for the input's
-    vertex i; the "skn" modifier adds point i to vertex i (Object Info, Sample Index), so the
-    modifiers below run on skn's result as they do on the modifier's. In GPU mode it has no
-    points, and the "skn" modifier stays on: switched off, it would no longer make Blender
-    evaluate the input.
+    skn binds (and GPU mode draws). In GPU mode the "skn" modifier stays on for it: switched off,
+    it would no longer make Blender evaluate the input.
 
 Both go with the binding (ui.remove_transport): at Unbind, before every save, when the add-on is
 disabled. Settings of the modifiers above that are animated or driven reach the copies when the
@@ -27,16 +32,19 @@ import numpy
 
 from . import rules
 
-OWNER = "skn_owner"  # the input helper's ID property: the bound object it serves (a duplicate's is another's)
+OWNER = "skn_owner"  # a helper's ID property: the bound object it serves (a duplicate's is another's)
 
 
 def helpers(obj):
-    """The object's (input, offsets) helpers where they are its own, else (None, None)."""
+    """The object's (input, offsets) helpers, each None where it is not the object's own (none, or
+    a duplicate's reference to its original's)."""
     s = obj.skn
-    h, o = s.stack_input, s.stack_offsets
-    if h is None or o is None or h.get(OWNER) != obj or o.get(OWNER) != obj:
-        return None, None
-    return h, o
+    return tuple(x if x is not None and x.get(OWNER) == obj else None for x in (s.stack_input, s.stack_offsets))
+
+
+def mesh_users(mesh):
+    """The objects that use `mesh`, skn's input helpers left out (Blender's "multi-user data")."""
+    return sum(1 for o in bpy.data.objects if o.data == mesh and o.get(OWNER) is None)
 
 
 def _copy(src, dst):
@@ -67,14 +75,22 @@ def in_step(obj, mod, h):
 
 def ensure(obj, mod):
     """The object's (input, offsets) helpers, made where it has none of its own (a duplicate of a
-    bound mesh shares its original's), the input's modifiers in step with those above `mod`."""
+    bound mesh refers to its original's): the offsets always, the input where modifiers are on
+    above `mod` (None otherwise), its modifiers in step with them."""
+    s = obj.skn
     h, o = helpers(obj)
-    if h is None:
-        s = obj.skn
-        h = bpy.data.objects.new(f"{obj.name} (skn input)", obj.data)
+    if o is None:
         o = bpy.data.objects.new(f"{obj.name} (skn offsets)", bpy.data.meshes.new(f"{obj.name} (skn offsets)"))
-        h[OWNER] = o[OWNER] = obj
-        s.stack_input, s.stack_offsets = h, o
+        o[OWNER], s.stack_offsets = obj, o
+    if not rules.modifiers_above(obj, mod):
+        if h is not None:  # the modifiers above gone while bound
+            bpy.data.objects.remove(h)
+        if s.stack_input is not None:
+            s.stack_input = None
+        return None, o
+    if h is None:
+        h = bpy.data.objects.new(f"{obj.name} (skn input)", obj.data)
+        h[OWNER], s.stack_input = obj, h
     elif h.data != obj.data:
         h.data = obj.data
     in_step(obj, mod, h)

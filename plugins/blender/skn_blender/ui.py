@@ -6,18 +6,17 @@ Bind switches the Armature modifier off, holding its Object (a switched-off
 modifier with an Object still makes Blender evaluate the mesh at every pose
 change), with any Multi Modifier ones after it (or turns an Armature Deform
 parent into a plain parent) and puts a Geometry Nodes modifier, "skn", in its slot:
-it moves each vertex by the point attribute "skn_offset" that the add-on
-writes each frame (skn's result less the modifier's input) and removes the
-attribute. So the mesh itself stays at rest: shape keys are evaluated by
-Blender before it and taken by skn as morph targets, the modifiers below run
-on skn's result as on the modifier's, Edit Mode edits the rest mesh, and a
-vertex without an offset (a new one, before the next frame) stays as its
-input. With modifiers above the armature's, the input has other vertices
-than the mesh: the "skn" modifier then adds, by index, the points of a
-helper mesh the add-on writes instead (stack.py). Weight painting, edits
-and shape key changes rebind when Blender reports the mesh changed by
-anything but skn; a setup skn cannot take over any more (shape keys made
-absolute, say) gives the modifier back, with the reason in the panel.
+it moves vertex i by point i of a helper mesh the add-on writes each frame
+(skn's result less the modifier's input; stack.py). So the mesh itself
+stays at rest: shape keys are evaluated by Blender before it and taken by
+skn as morph targets, the modifiers below run on skn's result as on the
+modifier's, Edit Mode edits the rest mesh, and a vertex without an offset
+(a new one, before the next frame) stays as its input. With modifiers above
+the armature's, the input has other vertices than the mesh, evaluated on a
+second helper (stack.py). Weight painting, edits and shape key changes
+rebind when Blender reports the mesh changed; a setup skn cannot take over
+any more (shape keys made absolute, say) gives the modifier back, with the
+reason in the panel.
 
 The armature's own deformation is given back, and the "skn" modifier
 removed, at Unbind, before every save (so that a file opened without the
@@ -47,13 +46,11 @@ import numpy
 
 from . import core, stack, viewport
 
-OFFSET = core.OFFSET
 GROUP = "skn Deform"  # the node group of the "skn" modifier
-GROUP_BY_INDEX = "skn Deform by Index"  # its group with modifiers above (stack.py)
 MODIFIER = "skn"
 _bindings = {}       # object name -> core.Binding (not saved: rebuilt on demand)
 _last_key = {}       # object name -> the frame key of the offsets last written
-_own_writes = set()  # objects whose mesh skn changed: their next update is skn's, not the user's
+_own_changes = set()  # meshes whose objects' stacks skn changed: Blender's next report of them is skn's
 _busy = [False]      # writing the mesh triggers depsgraph updates: don't recurse
 _saving = [False]    # between save_pre and save_post the armature deforms as saved: leave it
 _rendering = [False]  # between render_init and render_complete/cancel GPU mode skins on the CPU
@@ -118,36 +115,16 @@ class SknSettings(bpy.types.PropertyGroup):
 # ---- the "skn" modifier: skn's result into Blender's stack ----
 
 def node_group():
-    """The node group that moves each point by "skn_offset" and drops the attribute (made once)."""
-    ng = bpy.data.node_groups.get(GROUP)
-    if ng is not None and ng.bl_idname == "GeometryNodeTree" and "skn" in ng:
-        return ng
-    ng = bpy.data.node_groups.new(GROUP, "GeometryNodeTree")
-    ng["skn"] = 1  # ours, whatever it is renamed to
-    ng.inputs.new("NodeSocketGeometry", "Geometry")
-    ng.outputs.new("NodeSocketGeometry", "Geometry")
-    nodes, links = ng.nodes, ng.links
-    given, result = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
-    offset = nodes.new("GeometryNodeInputNamedAttribute")
-    offset.data_type, offset.inputs["Name"].default_value = "FLOAT_VECTOR", OFFSET
-    move, drop = nodes.new("GeometryNodeSetPosition"), nodes.new("GeometryNodeRemoveAttribute")
-    drop.inputs["Name"].default_value = OFFSET
-    links.new(given.outputs[0], move.inputs["Geometry"])
-    links.new(offset.outputs["Attribute"], move.inputs["Offset"])
-    links.new(move.outputs["Geometry"], drop.inputs["Geometry"])
-    links.new(drop.outputs["Geometry"], result.inputs[0])
-    return ng
-
-
-def node_group_by_index():
     """The node group that moves vertex i by point i of the offsets helper (stack.py): Object Info
     of its "Offsets" input, Sample Index by Index (0, no move, past its points). Its "Input" names
-    the input helper, unused but for the depsgraph: Blender evaluates it because it is named."""
-    ng = bpy.data.node_groups.get(GROUP_BY_INDEX)
-    if ng is not None and ng.bl_idname == "GeometryNodeTree" and "skn" in ng:
+    the input helper where there are modifiers above, unused but for the depsgraph: Blender
+    evaluates it because it is named. (Made once; "skn" 2 tells it from the group of earlier
+    versions of the add-on, which read an attribute of the mesh.)"""
+    ng = bpy.data.node_groups.get(GROUP)
+    if ng is not None and ng.bl_idname == "GeometryNodeTree" and ng.get("skn") == 2:
         return ng
-    ng = bpy.data.node_groups.new(GROUP_BY_INDEX, "GeometryNodeTree")
-    ng["skn"] = 1
+    ng = bpy.data.node_groups.new(GROUP, "GeometryNodeTree")
+    ng["skn"] = 2
     ng.inputs.new("NodeSocketGeometry", "Geometry")
     ng.inputs.new("NodeSocketObject", "Offsets")
     ng.inputs.new("NodeSocketObject", "Input")
@@ -182,11 +159,10 @@ def transport(obj):
 
 
 def add_transport(obj, armature_mod):
-    """The "skn" modifier in the armature's slot: just below its modifier, or first for a parent;
-    with modifiers above, moving the vertices by the helpers' points (stack.py), which it names."""
+    """The "skn" modifier in the armature's slot (just below its modifier, or first for a parent),
+    moving the vertices by the offsets helper's points, naming the helpers (stack.py)."""
     mod = transport(obj)
-    above = core.rules.modifiers_above(obj, armature_mod)
-    group = node_group_by_index() if above else node_group()
+    group = node_group()
     if mod is None:
         mod = obj.modifiers.new(MODIFIER, "NODES")
         mod.node_group = group
@@ -196,16 +172,14 @@ def add_transport(obj, armature_mod):
                 bpy.ops.object.modifier_move_to_index(modifier=mod.name, index=index)
     elif mod.node_group != group:
         mod.node_group = group
-    if above:
-        h, o = stack.ensure(obj, armature_mod)
-        for name, helper in (("Offsets", o), ("Input", h)):
-            if mod.get(_input_id(group, name)) != helper:
-                mod[_input_id(group, name)] = helper
-                obj.update_tag()
-        if OFFSET in obj.data.attributes:  # bound without them before
-            obj.data.attributes.remove(obj.data.attributes[OFFSET])
-    elif obj.skn.stack_input is not None:  # the modifiers above gone while bound
-        stack.remove(obj)
+    if "skn_offset" in obj.data.attributes:  # the offsets of earlier versions (an autosave of one)
+        obj.data.attributes.remove(obj.data.attributes["skn_offset"])
+    h, o = stack.ensure(obj, armature_mod)
+    for name, helper in (("Offsets", o), ("Input", h)):
+        if mod.get(_input_id(group, name)) != helper:
+            mod[_input_id(group, name)] = helper
+            obj.update_tag()
+    _own_changes.add(obj.data.name)
     source = armature_mod
     for prop in ("show_in_editmode", "show_on_cage"):  # (set only to change: a set makes Blender evaluate again)
         if getattr(mod, prop) != (getattr(source, prop) if source else False):
@@ -215,12 +189,14 @@ def add_transport(obj, armature_mod):
 
 def keep_stack(obj, armature_mod):
     """At a refresh: the input helper's modifiers in step with those above, and the "skn" modifier
-    made over where modifiers above came or went while bound (nothing set that did not change)."""
+    and its helpers made over where they are not the object's own (a duplicate's), or modifiers
+    above came or went while bound (nothing set that did not change)."""
     above = core.rules.modifiers_above(obj, armature_mod)
-    mod, (h, _) = transport(obj), stack.helpers(obj)
-    if mod is None or mod.node_group != (node_group_by_index() if above else node_group()) or \
-            bool(above) != (h is not None) or (not above and obj.skn.stack_input is not None) or \
-            (h is not None and h.data != obj.data):  # (the object given another mesh)
+    mod, (h, o) = transport(obj), stack.helpers(obj)
+    group = node_group()
+    if mod is None or mod.node_group != group or o is None or bool(above) != (h is not None) or \
+            (not above and obj.skn.stack_input is not None) or (h is not None and h.data != obj.data) or \
+            mod.get(_input_id(group, "Offsets")) != o:
         add_transport(obj, armature_mod)
     elif above:
         stack.in_step(obj, armature_mod, h)
@@ -230,24 +206,10 @@ def remove_transport(obj):
     mod = transport(obj)
     if mod is not None:
         obj.modifiers.remove(mod)
+    if obj.skn.stack_input is not None:
+        _bindings.pop(obj.name, None)  # it reads the input helper
     if obj.skn.stack_input is not None or obj.skn.stack_offsets is not None:
         stack.remove(obj)
-        _bindings.pop(obj.name, None)  # it reads the input helper
-    if OFFSET in obj.data.attributes:
-        obj.data.attributes.remove(obj.data.attributes[OFFSET])
-
-
-def write_offsets(obj, offsets):
-    """skn's result, less the modifier's input, into the mesh's "skn_offset" (Blender re-evaluates)."""
-    mesh = obj.data
-    attr = mesh.attributes.get(OFFSET)
-    if attr is None or attr.data_type != "FLOAT_VECTOR" or attr.domain != "POINT":
-        if attr is not None:
-            mesh.attributes.remove(attr)
-        attr = mesh.attributes.new(OFFSET, "FLOAT_VECTOR", "POINT")
-    attr.data.foreach_set("vector", numpy.ascontiguousarray(offsets, numpy.float32).ravel())
-    _own_writes.add(obj.name)
-    mesh.update()
 
 
 # ---- the armature's own deformation, suppressed while skn deforms ----
@@ -260,6 +222,7 @@ def suppress(obj):
         if mod.show_viewport or mod.show_render:  # not already ours (a file saved while bound gives it back)
             s.modifier_viewport, s.modifier_render = mod.show_viewport, mod.show_render
         mod.show_viewport = mod.show_render = False
+        _own_changes.add(obj.data.name)
         if mod.object is not None:  # held: a switched-off modifier still ties the mesh to the pose
             s.modifier_object, s.modifier_name, mod.object = mod.object, mod.name, None
         saved = json.loads(s.multi_saved) if s.multi_saved else {}
@@ -374,14 +337,16 @@ def apply_mode(obj):
     mod = transport(obj)
     if gpu_drawn(obj):
         h, o = stack.helpers(obj)
-        if o is not None:  # it names the input helper, which Blender then evaluates: on, moving nothing
-            stack.write(o, numpy.zeros((0, 3), numpy.float32))
+        if h is not None and o is not None:  # it names the input helper, which Blender then evaluates:
+            stack.write(o, numpy.zeros((0, 3), numpy.float32))  # on, moving nothing
         elif mod is not None:
             mod.show_viewport = False  # the shader draws the deformation; the mesh bounds stay its rest
+            _own_changes.add(obj.data.name)
         hide_draw(obj)
     else:
-        if mod is not None:
+        if mod is not None and not mod.show_viewport:
             mod.show_viewport = True
+            _own_changes.add(obj.data.name)
         show_draw(obj)
         refresh(obj, force=True)
     _redraw()
@@ -459,18 +424,14 @@ def refresh(obj, force=False, cpu=False):
         why = core.rules.refusals(obj, arm, mod)
         if why:
             raise core.Unsupported(f"{obj.name}: " + "; ".join(why))
-        if obj.skn.stack_input is not None or core.rules.modifiers_above(obj, mod):
-            keep_stack(obj, mod)
+        keep_stack(obj, mod)
         b = binding(obj)
         posed = b.posed(arm)
         key = b.frame_key(obj, arm, posed) + obj.skn.method.encode()
         if not force and _last_key.get(obj.name) == key and not cpu:
             return None
         deformed, given = b.deform(obj, arm, obj.skn.method, posed)
-        if b.source is not None:
-            stack.write(stack.helpers(obj)[1], deformed - given)
-        else:
-            write_offsets(obj, deformed - given)
+        stack.write(stack.helpers(obj)[1], deformed - given)
         _last_key[obj.name] = key
         return deformed
     except core.Unsupported as e:
@@ -583,9 +544,14 @@ class SKN_OT_apply(bpy.types.Operator):
 
     def execute(self, ctx):
         obj = ctx.object
-        if obj.data.shape_keys is not None:  # Blender's own Apply refuses so, with the same words
-            obj.skn.error = "Modifier cannot be applied to a mesh with shape keys"
-            self.report({"ERROR"}, f"skn: {obj.skn.error}")
+        why = ""  # where Blender's own Apply refuses, with its words
+        if stack.mesh_users(obj.data) > 1:  # (the mesh is the other objects' rest too)
+            why = "Modifiers cannot be applied to multi-user data"
+        elif obj.data.shape_keys is not None:
+            why = "Modifier cannot be applied to a mesh with shape keys"
+        if why:
+            obj.skn.error = why
+            self.report({"ERROR"}, f"skn: {why}")
             return {"CANCELLED"}
         try:
             _last_key.pop(obj.name, None)
@@ -683,14 +649,13 @@ def on_update(scene, depsgraph=None):
     edited, keys changed, topology) is bound again from it, its settings kept."""
     if _saving[0]:
         return
-    edited = edited_meshes(depsgraph)
+    edited = edited_meshes(depsgraph) - {("MESH", name) for name in _own_changes}
+    _own_changes.clear()  # (those skn makes now are reported in the next update)
 
     def one(obj):
         take_over(obj)
         if ("MESH", obj.data.name) in edited:
-            if obj.name in _own_writes:
-                _own_writes.discard(obj.name)  # skn's own offsets, re-evaluated
-            elif obj.mode != "EDIT":
+            if obj.mode != "EDIT":
                 forget(obj)
         arm, _ = core.find_armature(obj)
         b = _bindings.get(obj.name)
@@ -759,7 +724,7 @@ def after_load(*_):
     """A file saved while bound: skn takes the deformation over again."""
     _bindings.clear()
     _last_key.clear()
-    _own_writes.clear()
+    _own_changes.clear()
     _saving[0] = False
     _each_bound(take_over)
 
