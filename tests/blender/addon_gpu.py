@@ -186,7 +186,10 @@ def images(mods):
 
 
 def big_rig(mods):
-    """300 bones: LBS's palette (300 x 6 vec4, 28.8 KB) goes in a texture."""
+    """300 bones: LBS's palette (300 x 6 vec4, 28.8 KB) in a uniform block where this GL's hold it
+    (llvmpipe's: 64 KB), the image the CPU's; in a texture where they hold 16 KB, the image the
+    same; a block the GL does not link (its limit taken as a megabyte, 1,200 bones, 115 KB): the
+    texture, from then on."""
     ui, viewport, core = mods
     bones = 300
     arm = chain_rig("LongRig", bones, 0.01)
@@ -211,12 +214,39 @@ def big_rig(mods):
     got, b = gpu_image(ui, viewport, obj, view, proj)
     want = cpu_image(ui, viewport, core, obj, view, proj)
     ok, detail = same_image(got, want)
-    check("300 bones: the palette is a texture", b.drawing.palette == "texture-2d", b.drawing.palette)
+    limit = viewport.uniform_block_limit()
+    check("300 bones: the palette in a uniform block, this GL holding 64 KB in one",
+          limit == 65536 and b.drawing.palette == "uniform-block", f"{limit} bytes, {b.drawing.palette}")
     check("300 bones: the GPU image is the CPU-skinned mesh's", ok and covered(want) > 3000,
           f"{detail}; {covered(want)} pixels covered")
     b.drawing.upload, b.drawing.pose_key = (lambda p, real=b.drawing.upload: real(p * 1.01)), None
     bad, _ = gpu_image(ui, viewport, obj, view, proj)
     check("300 bones: a palette 1% off fails the comparison", not same_image(bad, want)[0], same_image(bad, want)[1])
+    viewport._block_limit[0], b.drawing = viewport.UNIFORM_BLOCK_BYTES, None  # a GL of 16 KB blocks
+    got, b = gpu_image(ui, viewport, obj, view, proj)
+    ok, detail = same_image(got, want)
+    check("300 bones, 16 KB blocks: the palette a texture, the image the CPU's",
+          b.drawing.palette == "texture-2d" and ok, f"{b.drawing.palette}; {detail}")
+    viewport._block_limit[0] = None
+    bpy.ops.skn.unbind()
+    bpy.data.objects.remove(obj)
+    bpy.data.objects.remove(arm)
+    arm = chain_rig("LongerRig", 1200, 0.01)  # 1,200 joints: 115 KB of palette, past llvmpipe's 64 KB
+    arm.pose.bones["b0"].rotation_mode = "QUATERNION"
+    arm.pose.bones["b0"].rotation_quaternion = Quaternion((0, 0, 1), 0.3)
+    obj = arm_mesh("Longer", arm, 21, 12, groups=("b0", "b1"))
+    bpy.context.view_layer.update()
+    bpy.context.view_layer.objects.active = obj
+    obj.skn.mode, obj.skn.method = "GPU", "LINEAR"
+    bpy.ops.skn.bind()
+    viewport._block_limit[0] = 1 << 20  # a GL that says a megabyte
+    got, b = gpu_image(ui, viewport, obj, view, proj)
+    want = cpu_image(ui, viewport, core, obj, view, proj)
+    ok, detail = same_image(got, want)
+    check("a uniform block the GL does not link: the palette a texture, the image the CPU's, 16 KB from then on",
+          b.drawing.palette == "texture-2d" and ok and covered(want) > 500 and viewport.uniform_block_limit() == 16384,
+          f"{b.drawing.palette}; {detail}; {covered(want)} pixels; limit {viewport.uniform_block_limit()}")
+    viewport._block_limit[0] = None
     bpy.ops.skn.unbind()
     bpy.data.objects.remove(obj)
     bpy.data.objects.remove(arm)

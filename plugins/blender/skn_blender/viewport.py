@@ -4,9 +4,10 @@ At the first draw after Bind, a bound object's rest mesh and skn's per-vertex
 inputs (skn_rig_gpu_attributes: joints, weights, and Blend's b or Centers of
 Rotation's centers) go to the GPU once, as one `gpu` batch. Per pose change
 the add-on poses the rig on the CPU (a few microseconds a bone) and uploads
-only the palette (skn_pose_gpu_palette): a uniform block where it fits in the
-16 KB every OpenGL 3.3 implementation offers (GL_MAX_UNIFORM_BLOCK_SIZE's
-minimum), else a float texture. Shape keys are skn's morph targets on the GPU
+only the palette (skn_pose_gpu_palette): a uniform block where it fits in
+this GL's GL_MAX_UNIFORM_BLOCK_SIZE (64 KB on desktop GPUs and llvmpipe, 16
+KB at least), else a float texture, which a software rasterizer reads
+slower. Shape keys are skn's morph targets on the GPU
 too (Morphs): their sparse offsets go up once, their values per pose. The
 shader is skn's GLSL (skn_glsl_source,
 the same arithmetic as the CPU kernels) under a small main, and a fragment
@@ -16,6 +17,10 @@ grey base.
 Nothing here touches Blender's data: ui.py decides when an object is drawn
 this way and hides Blender's own draw of it (Display As: Bounds).
 """
+import ctypes
+import ctypes.util
+import sys
+
 import gpu
 import numpy
 from mathutils import Matrix
@@ -23,6 +28,7 @@ from mathutils import Matrix
 from . import core, skn
 
 UNIFORM_BLOCK_BYTES = 16384  # GL_MAX_UNIFORM_BLOCK_SIZE is at least this (OpenGL 3.3, table 6.43)
+GL_MAX_UNIFORM_BLOCK_SIZE = 0x8A30
 TEXTURE_WIDTH = 1024         # texels a row of a texture palette (every GL allows 1024)
 SOFTWARE_DRAW_TRIANGLES = 8192  # triangles a draw on a software rasterizer (TriangleBatch)
 BASE_COLOR = (0.8, 0.8, 0.8, 1.0)  # Blender's default solid-mode material colour
@@ -92,10 +98,47 @@ void main() {
 """
 
 
+_block_limit = [None]  # this GL's GL_MAX_UNIFORM_BLOCK_SIZE, once asked (uniform_block_limit)
+_gl = [None]
+
+
+def uniform_block_limit():
+    """The bytes a uniform block may hold in the GL Blender draws with. Blender 3.4's gpu module
+    does not say, so it is asked of the OpenGL library (glGetIntegerv) while a context is current
+    (a draw callback's or an offscreen's); 16384, the least any GL offers, where it cannot be
+    asked. Drawing lowers it where a shader with a larger block does not link."""
+    if _block_limit[0] is None:
+        asked = _gl_integer(GL_MAX_UNIFORM_BLOCK_SIZE)
+        if asked is None:
+            return UNIFORM_BLOCK_BYTES  # (not kept: asked again at the next drawing)
+        _block_limit[0] = max(UNIFORM_BLOCK_BYTES, min(asked, 1 << 20))
+    return _block_limit[0]
+
+
+def _gl_integer(name):
+    """glGetIntegerv(name) of the current GL context, or None (no GL library, no context)."""
+    try:
+        if _gl[0] is None:
+            path = {"win32": "opengl32", "darwin": "/System/Library/Frameworks/OpenGL.framework/OpenGL"}.get(
+                sys.platform) or ctypes.util.find_library("GL") or "libGL.so.1"
+            lib = ctypes.CDLL(path)
+            lib.glGetIntegerv.argtypes, lib.glGetIntegerv.restype = (ctypes.c_uint, ctypes.POINTER(ctypes.c_int)), None
+            _gl[0] = lib
+        value = ctypes.c_int(0)
+        _gl[0].glGetIntegerv(name, ctypes.byref(value))
+    except (OSError, AttributeError):
+        return None
+    return value.value if value.value >= UNIFORM_BLOCK_BYTES else None  # (0: no context current)
+
+
+def palette_bytes(joints, method):
+    """The bytes of `method`'s palette for `joints` joints, with the normals' matrices GPU mode draws by."""
+    return joints * skn.gpu_layout(core.METHODS[core.method_key(method)], normals=True)["palette_vec4s"] * 16
+
+
 def palette_kind(joints, method):
-    """"uniform-block" where the palette fits the 16 KB every GL offers, else "texture-2d"."""
-    layout = skn.gpu_layout(core.METHODS[core.method_key(method)], normals=True)
-    return "uniform-block" if joints * layout["palette_vec4s"] * 16 <= UNIFORM_BLOCK_BYTES else "texture-2d"
+    """"uniform-block" where the palette fits this GL's uniform blocks, else "texture-2d"."""
+    return "uniform-block" if palette_bytes(joints, method) <= uniform_block_limit() else "texture-2d"
 
 
 def hilbert_codes(points, bits=10):
@@ -254,21 +297,30 @@ class Drawing:
             raise ValueError("this binding cannot be drawn on the GPU: bind again")
         rig = binding.rig
         self.method, self.kind = core.method_key(method), core.METHODS[core.method_key(method)]
-        self.palette = palette_kind(rig.joint_count, method)
         self.influences = gpu_influences(rig)
         self.morphs = Morphs(binding.morphs, binding.vertex_count) if binding.morphs else None
-        text = skn.glsl_source(self.kind, dqs_scale=core.dqs_scale(self.kind), normals=True, palette=self.palette,
-                               influences=self.influences,
-                               joint_count=rig.joint_count, version_line=False)  # Blender writes #version
         self.mask = binding.mask
-        main = vertex_main(morphs=self.morphs is not None, mask=self.mask is not None)
-        self.shader = gpu.types.GPUShader(text + main, FRAGMENT, name=f"skn_{self.kind}")
+        self.palette = palette_kind(rig.joint_count, method)
+        try:
+            self.shader = self._shader(rig)
+        except Exception:  # a block past 16 KB that this GL does not link after all: the texture, from now on
+            if self.palette != "uniform-block" or palette_bytes(rig.joint_count, method) <= UNIFORM_BLOCK_BYTES:
+                raise
+            _block_limit[0], self.palette = UNIFORM_BLOCK_BYTES, "texture-2d"
+            self.shader = self._shader(rig)
         # the triangles' order for a software rasterizer or a GPU (drawing_order)
         self.software = gpu.platform.device_type_get() == "SOFTWARE" if software is None else software
         self._order = None  # drawing_order's (vertices, triangles): the rest mesh's, kept
         self.batch, self.rig = self._batch(binding), rig
         self._ubo = self._texture = None
         self.pose_key = None  # the bone matrices (and shape keys) the palette on the GPU was made from
+
+    def _shader(self, rig):
+        text = skn.glsl_source(self.kind, dqs_scale=core.dqs_scale(self.kind), normals=True, palette=self.palette,
+                               influences=self.influences,
+                               joint_count=rig.joint_count, version_line=False)  # Blender writes #version
+        main = vertex_main(morphs=self.morphs is not None, mask=self.mask is not None)
+        return gpu.types.GPUShader(text + main, FRAGMENT, name=f"skn_{self.kind}")
 
     def rebound(self, binding):
         """This drawing for the binding's new rig where only its influences changed (a shape key
