@@ -6,8 +6,9 @@ Images: one rig and pose drawn offscreen two ways — by GPU mode (skn's GLSL
 skinning the rest mesh, the palette uploaded) and as the mesh skinned on the
 CPU by the same binding (positions and normals from skn_skin), drawn with the
 same fragment stage — for Linear, Dual Quaternion, Blend and Centers of
-Rotation, and a 300-bone rig whose palette is a texture (it does not fit a
-16 KB uniform block). The two must agree to within MAX_LEVELS levels (of
+Rotation, and a 300-bone rig whose palette is a uniform block past 16 KB
+(llvmpipe's hold 64 KB), a texture where blocks hold 16 KB, and one the GL
+does not link, the texture. The two must agree to within MAX_LEVELS levels (of
 255) at all but MAX_PIXELS pixels; a palette with one wrong row, and
 another method's image, must not. The batch's triangle order (a Hilbert curve
 on llvmpipe, viewport.drawing_order): the same triangles, fewer vertices
@@ -17,8 +18,8 @@ The rigs artists have: curved B-Bones (a joint a segment; 6 segments a
 vertex in the shader's 8 slots), shape keys (against skn_skin with the keys
 as morph targets, normals included) and the modifier's mask, plain and
 inverted, each against skn_skin's image; Mirror above the Armature modifier
-(the input helper's mesh drawn), with a keyed shape key under it too; on the
-CPU, saying why, 9 segments a vertex, a modifier below, and a draw that
+(the input helper's mesh drawn), with a keyed shape key under it too; a mesh
+shared by two objects, each its own armature's image; on the CPU, saying why, 9 segments a vertex, a modifier below, and a draw that
 fails.
 
   tests/blender/run --window addon_gpu.py -- ADDON.zip
@@ -695,6 +696,46 @@ def workbench_render(obj):
     return px
 
 
+def shared(mods):
+    """One mesh, two objects (a linked duplicate), each with its own armature, both in GPU mode:
+    each drawn by the shader, its image its own binding's on the CPU; unbound, Blender's draw back."""
+    ui, viewport, core = mods
+    scene = bpy.context.scene
+    arm = arm_rig("SharedGpuA", Quaternion((0, 0, 1), math.radians(70)))
+    other_arm = arm_rig("SharedGpuB", Quaternion((0, 1, 0), math.radians(60)))
+    obj = arm_mesh("SharedGpu", arm, 21, 12)
+    other = bpy.data.objects.new("SharedGpuOther", obj.data)
+    scene.collection.objects.link(other)
+    other.modifiers.new("Armature", "ARMATURE").object = other_arm
+    scene.frame_set(1)
+    for o in (obj, other):
+        bpy.context.view_layer.objects.active = o
+        o.skn.mode, o.skn.method = "GPU", "LINEAR"
+        check(f"a shared mesh in GPU mode: Bind {o.name}", bpy.ops.skn.bind() == {"FINISHED"} and not o.skn.error,
+              o.skn.error)
+    scene.frame_set(10)
+    view, proj = camera((1.0, -4.0, 1.5), (1.0, 0.0, 0.0))
+    wanted = []
+    for o in (obj, other):
+        got, _ = gpu_image(ui, viewport, o, view, proj)
+        want = cpu_image(ui, viewport, core, o, view, proj)
+        ok, detail = same_image(got, want)
+        check(f"a shared mesh in GPU mode: {o.name} drawn by the shader, its own binding's image",
+              ui.gpu_drawn(o) and o.display_type == "BOUNDS" and ok and covered(want) > 2000,
+              f"{detail}; {covered(want)} pixels covered")
+        wanted.append(want)
+    check("a shared mesh in GPU mode: the two images differ, each its armature's", not same_image(*wanted)[0],
+          same_image(*wanted)[1])
+    for o in (obj, other):
+        bpy.context.view_layer.objects.active = o
+        bpy.ops.skn.unbind()
+    check("a shared mesh in GPU mode: unbound, Blender draws both again",
+          obj.display_type == other.display_type == "TEXTURED" and not obj.skn.bound and not other.skn.bound)
+    scene.frame_set(1)
+    for o in (obj, other, arm, other_arm):
+        bpy.data.objects.remove(o)
+
+
 def main():
     install_addon()
     from skn_blender import core, ui, viewport
@@ -705,6 +746,7 @@ def main():
     big_rig(mods)
     curved_and_keyed(mods)
     mirrored(mods)
+    shared(mods)
     masked(mods)
     switches(mods)
     finish("blender-gpu")
