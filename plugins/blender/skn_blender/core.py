@@ -40,8 +40,6 @@ def premat(obj, arm):
     return numpy.linalg.inv(matrix(arm.matrix_world)) @ matrix(obj.matrix_world)
 
 
-
-
 def dqs_scale(kind):
     """The split of scale from rotation Blender's Preserve Volume makes (skn's KEEP_Y) for the
     dual-quaternion methods; LBS ignores it."""
