@@ -339,9 +339,9 @@ def apply_mode(obj):
         h, o = stack.helpers(obj)
         if h is not None and o is not None:  # it names the input helper, which Blender then evaluates:
             stack.write(o, numpy.zeros((0, 3), numpy.float32))  # on, moving nothing
-        elif mod is not None:
+        elif mod is not None and mod.show_viewport:
             mod.show_viewport = False  # the shader draws the deformation; the mesh bounds stay its rest
-            _own_changes.add(obj.data.name)
+            _own_changes.add(obj.data.name)  # (only for a change: a mark Blender never reports would hide an edit)
         hide_draw(obj)
     else:
         if mod is not None and not mod.show_viewport:
