@@ -1,6 +1,6 @@
 # skn — build, test, install. `make help` lists the targets.
 #
-# make            build/libskn.so.1 (+ libskn.so) and the programs
+# make            build/libskn.so.1 (+ libskn.so; its kernels for this CPU, KERNEL_SETS=all for any x86-64) and the programs
 # make check      install the missing Debian packages for every test, build, run every test
 # make demo       install the build's packages, build the library (for this CPU's instruction set) and the command, skin a procedural arm
 #                 and a glTF model, write pictures (scripts/install-deps says which packages are whose)
@@ -55,7 +55,7 @@ CORE_OBJ := $(patsubst core/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 # Each kernel source is built once per instruction set; simd.c picks at run time.
 # (-Wno-psabi: the 64-byte vectors only pass between inlined static functions.)
 # The sanitizer build checks the kernels' arithmetic with one width and the
-# loops rolled (SKN_KERNELS_CHECKED: soa.h, lbs_simd.h) and no variable
+# loops rolled (SKN_KERNELS_LEAN: soa.h, blocks_simd.h) and no variable
 # tracking: fully unrolled, instrumenting them took minutes per file.
 # Every build leaves out GCC's variable-location tracking for them
 # (-fno-var-tracking-assignments): tracking the locals of the many inlined
@@ -80,11 +80,15 @@ KERNEL_COMBINE := $(shell $(CC) -Werror --param=max-combine-insns=2 -c -x c /dev
 # than the instruction sets — the fuzzers' (below) and ThreadSanitizer's,
 # whose threads program checks the pool's hand-offs, which no set changes
 # (the AVX2 and AVX-512 kernels took two thirds of that tree's build).
-# KERNEL_SETS=native (make demo) builds the portable set and the widest one
-# this CPU runs, as the compiler's -march=native sees it (the test simd.c
-# makes at run time): a library for this machine, a third sooner; `make`
-# adds the others. A library to ship to other machines is built with all.
-KERNEL_SETS ?= all
+# KERNEL_SETS=native, the default (`make`, make demo, make install), builds
+# the widest set this CPU runs, as the compiler's -march=native sees it (the
+# test simd.c makes at run time), and the portable set lean (below): a
+# library for this machine in half the time of every set. A library to ship
+# to other machines — a package, a wheel, a container image — is built with
+# KERNEL_SETS=all: there every x86-64 CPU runs the widest set it has. (On
+# another CPU a native library still runs, on the sets it holds; `skn bench`
+# says when the CPU could run a wider one.) make check builds and tests all.
+KERNEL_SETS ?= native
 ifeq ($(FUZZ),1)
 # The fuzz build (clang, `make fuzz-build`): the kernels at -O0 and without
 # coverage — clang takes minutes a kernel file at -O1, and their paths
@@ -99,7 +103,7 @@ ifeq ($(FUZZ),1)
 FUZZ_KERNEL_OPT ?= -O0
 FUZZ_KERNEL_SETS ?= all
 KERNEL_SETS := $(FUZZ_KERNEL_SETS)
-$(BUILD)/obj/kernels/%.o: KFLAGS := $(FUZZ_KERNEL_OPT) -Wno-psabi -fno-sanitize=fuzzer-no-link -DSKN_KERNELS_CHECKED
+$(BUILD)/obj/kernels/%.o: KFLAGS := $(FUZZ_KERNEL_OPT) -Wno-psabi -fno-sanitize=fuzzer-no-link -DSKN_KERNELS_LEAN
 SIMD_KFLAGS := $(FUZZ_KERNEL_OPT) -Wno-psabi -fno-sanitize=fuzzer-no-link
 # COR's centers are arithmetic over the weights: tracing their comparisons
 # guides nothing and took half the skin target's time.
@@ -109,7 +113,7 @@ else
 # code on float lanes whose integer arithmetic is indices bind validated;
 # UBSan's checks took half of those files' build (31.6 s against 18.6 s for
 # cor_avx2.c) for none the code can fail. The rest of the library keeps both.
-KERNEL_FLAGS := -Wno-psabi -fno-var-tracking-assignments $(if $(SAN),-DSKN_KERNELS_CHECKED -fno-var-tracking \
+KERNEL_FLAGS := -Wno-psabi -fno-var-tracking-assignments $(if $(SAN),-DSKN_KERNELS_LEAN -fno-var-tracking \
   $(if $(findstring undefined,$(SAN)),-fno-sanitize=undefined -fno-sanitize=float-cast-overflow)) $(KERNEL_DEBUG)
 $(BUILD)/obj/kernels/%.o: KFLAGS := $(KERNEL_FLAGS)
 $(BUILD)/obj/kernels/dqs_%.o $(BUILD)/obj/kernels/blend_%.o $(BUILD)/obj/kernels/cor_%.o \
@@ -125,6 +129,14 @@ KERNELS_WIDEST := $(if $(and $(filter __AVX512F__,$(NATIVE)),$(filter __AVX512VL
 KERNELS_LEFT_OUT := $(filter-out $(KERNELS_WIDEST),avx2 avx512)
 endif
 CORE_OBJ := $(filter-out $(foreach s,$(KERNELS_LEFT_OUT),%_$(s).o),$(CORE_OBJ))
+# Beside a wider set the portable kernels run only when asked for
+# (skn_set_simd), so a native build makes them lean (SKN_KERNELS_LEAN: the
+# block's own width alone, loops rolled; the same arithmetic, bit for bit):
+# 20 CPU-seconds where the full set took 75, in a tree of their own
+# (obj/kernels/lean), so that switching KERNEL_SETS rebuilds neither.
+ifneq ($(KERNELS_WIDEST),)
+CORE_OBJ := $(patsubst $(BUILD)/obj/kernels/%_portable.o,$(BUILD)/obj/kernels/lean/%_portable.o,$(CORE_OBJ))
+endif
 $(BUILD)/obj/kernels/simd.o: KFLAGS := $(SIMD_KFLAGS) $(if $(filter avx2,$(KERNELS_LEFT_OUT)),-DSKN_KERNELS_NO_AVX2) \
   $(if $(filter avx512,$(KERNELS_LEFT_OUT)),-DSKN_KERNELS_NO_AVX512)
 # simd.o follows the choice when a tree switches (its file changes only then)
@@ -190,6 +202,9 @@ $(FFI_LIB): $(FFI_OBJ)
 $(BUILD)/obj/%.o: core/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(KFLAGS) $(ISA) -MMD -MP -c $< -o $@
+$(BUILD)/obj/kernels/lean/%.o: core/kernels/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) $(KFLAGS) -DSKN_KERNELS_LEAN -MMD -MP -c $< -o $@
 
 -include $(CORE_OBJ:.o=.d)
 
@@ -390,17 +405,19 @@ deps-build:
 # (build/san), ThreadSanitizer (build/tsan) and the fuzzers' clang build —
 # sharing one jobserver: each tree ends on a few large kernel files, and
 # built one after another they left a core idle for minutes. Then the tests.
+# The plain and ASan trees hold every kernel set (KERNEL_SETS=all), so that
+# the tests hold each set this CPU runs to the scalar reference.
 check: deps
 	@$(MAKE) --no-print-directory check-plain check-san check-tsan fuzz-build FUZZ_KERNEL_SETS=portable
 	@PYTHON=$(PYTHON) BUILD=$(BUILD) tests/run-all
 
 .PHONY: check-plain check-san check-tsan
 check-plain:
-	@$(MAKE) --no-print-directory all $(BUILD)/tests/unit $(BUILD)/tests/gl $(BUILD)/tests/abi_client $(BUILD)/tests/replay \
+	@$(MAKE) --no-print-directory KERNEL_SETS=all all $(BUILD)/tests/unit $(BUILD)/tests/gl $(BUILD)/tests/abi_client $(BUILD)/tests/replay \
 	  $(BUILD)/tests/threads $(BUILD)/tests/old_client $(BUILD)/abi/layouts.txt $(BUILD)/adapters/cases.txt \
 	  $(BUILD)/tests/ffi $(BUILD)/tests/cpp $(BUILD)/tests/cpp-no-exceptions node-deps
 check-san:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN="$(SAN_FLAGS)" CFLAGS="-O1 -g" $(BUILD)/san/tests/unit $(BUILD)/san/tests/gl \
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN="$(SAN_FLAGS)" CFLAGS="-O1 -g" KERNEL_SETS=all $(BUILD)/san/tests/unit $(BUILD)/san/tests/gl \
 	  $(BUILD)/san/tests/replay $(BUILD)/san/tests/ffi $(BUILD)/san/tests/cpp $(BUILD)/san/bin/skn
 check-tsan:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN="-fsanitize=thread" CFLAGS="-O1 -g" KERNEL_SETS=portable \

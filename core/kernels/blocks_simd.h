@@ -20,10 +20,11 @@
 typedef void (*block_fn)(const skn_skin_job *job, const skn_src *src, uint32_t lo, uint32_t hi);
 
 /* The specialisations, one row per influence width: widths 1, 2, 3, 4, 8
- * unroll; the last row takes the block's own. The sanitizer build
- * (Makefile) keeps the last row only: the bodies differ only in constants,
- * and instrumenting each one took minutes more. */
-#if defined(SKN_KERNELS_CHECKED)
+ * unroll; the last row takes the block's own. A lean build (soa.h) keeps
+ * the last row only: the bodies differ only in constants, and each one
+ * took minutes more to instrument, or to build for a set that runs only
+ * when asked for. */
+#if defined(SKN_KERNELS_LEAN)
 #define SKN_WIDTHS(X, arg) X(0, arg)
 static int width_row(uint32_t k) { return (void)k, 0; }
 #else

@@ -43,10 +43,10 @@ typedef int32_t ilanes __attribute__((vector_size(16)));
 #define SKN_IL(F, a) SKN_I4(F, a)
 #endif
 /* The group loops must unroll (their indices are lanes and registers); -O2
- * alone does not. The sanitizer build (-DSKN_KERNELS_CHECKED, Makefile)
- * leaves them rolled: it checks the same arithmetic, and builds in seconds
- * rather than minutes. */
-#if defined(SKN_KERNELS_CHECKED)
+ * alone does not. A lean build (-DSKN_KERNELS_LEAN, Makefile: the sanitizer
+ * and fuzz trees, and the portable fallback of a build for this CPU) leaves
+ * them rolled: the same arithmetic, built in seconds rather than minutes. */
+#if defined(SKN_KERNELS_LEAN)
 #define SKN_UNROLL
 #else
 #define SKN_UNROLL _Pragma("GCC unroll 16")

@@ -505,6 +505,25 @@ static void bench_pose(FILE *js) {
 const char *const BENCH_ATTR_NAMES[3] = {"P", "PN", "PNT"};
 const char *const BENCH_SIMD_NAMES[5] = {"auto", "scalar", "portable", "avx2", "avx512"};
 
+/* The widest set this CPU runs, whether or not the library holds it: a
+ * library made for another CPU (make's default, KERNEL_SETS=native) runs
+ * narrower kernels here, and the user should hear it before timing them. */
+static skn_simd cpu_widest(void) {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return SKN_SIMD_AVX512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SKN_SIMD_AVX2;
+  return SKN_SIMD_PORTABLE;
+}
+
+void bench_kernels_line(FILE *out) {
+  skn_simd simd = skn_get_simd(), widest = cpu_widest();
+  fprintf(out, "kernels: %s", BENCH_SIMD_NAMES[simd]);
+  if (simd >= SKN_SIMD_PORTABLE && simd < widest)
+    fprintf(out, "; this CPU runs %s, which this libskn lacks (made for another CPU): build it here, or with "
+            "make KERNEL_SETS=all", BENCH_SIMD_NAMES[widest]);
+  fputc('\n', out);
+}
+
 int bench_json_name(const char *path) {
   static const char *const JSON[] = {"json"};
   if (output_extension(path, JSON, 1) >= 0) return 1;
@@ -593,8 +612,8 @@ int cmd_bench(int argc, char **argv) {
     nt[th] = probe(a, b, NULL, pn, th, PROBE_NT_COPY);
   }
   free(c); /* a and b stay for each row's own copy probe */
-  printf("skn %s bench on %s, %ld cores, kernels: %s\n", skn_version_string(), cpu, sysconf(_SC_NPROCESSORS_ONLN),
-         BENCH_SIMD_NAMES[simd]);
+  printf("skn %s bench on %s, %ld cores, ", skn_version_string(), cpu, sysconf(_SC_NPROCESSORS_ONLN));
+  bench_kernels_line(stdout);
   printf("bandwidth probe: copy %.1f GB/s (1 thread), %.1f GB/s (2); triad %.1f / %.1f GB/s; non-temporal copy "
          "%.1f / %.1f GB/s\n", bw[1][0], bw[2][0], bw[1][1], bw[2][1], nt[1], nt[2]);
   printf("medians of 5 runs (3 at 10M); ceiling = copy bandwidth / bytes a vertex moves, the copy probed\n"

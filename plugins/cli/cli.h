@@ -89,6 +89,9 @@ int cmd_info(int argc, char **argv);
 int cmd_skin(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* bench.c: "kernels: NAME\n", the set the library runs here, and where this
+ * CPU runs a wider one the library lacks, what to do (bench, --version). */
+void bench_kernels_line(FILE *out);
 int cmd_bake(int argc, char **argv);
 /* bake.c: one bake, of the primitive and animation the options name, into o->out. */
 #define BAKE_DEFAULT_FPS 30.0f /* --fps unless given */

@@ -13,7 +13,7 @@ static const char *HELP =
     "  weights FILE     the file again, its skinned meshes weighted by bone heat or closest bone\n"
     "  bench            how fast skn skins on this machine\n"
     "\n"
-    "  --version        the version of skn and of the library it runs on\n"
+    "  --version        the version of skn and of the library it runs on, and the kernels it runs here\n"
     "\n"
     "skn COMMAND --help tells more. Exit status: 0 done, 1 bad input, 2 bad usage.\n";
 
@@ -148,7 +148,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) return fputs(HELP, stdout), EXIT_OK;
   if (!strcmp(cmd, "--version"))
     return printf("skn %d.%d.%d, libskn %s\n", SKN_VERSION_MAJOR, SKN_VERSION_MINOR, SKN_VERSION_PATCH,
-                  skn_version_string()), EXIT_OK;
+                  skn_version_string()), bench_kernels_line(stdout), EXIT_OK;
   if (*cmd) fprintf(stderr, "skn: unknown command \"%s\"\n\n", cmd);
   fputs(HELP, stderr);
   return EXIT_USAGE;
