@@ -16,9 +16,9 @@
                                              skn__dqs_##isa, skn__blend_##isa, skn__cor_##isa,     \
                                              skn__pose_stage_##isa, skn__pose_##isa,                   \
                                              skn__dq_forms_##isa, skn__quat_forms_##isa};
-/* Which wide sets this build has: every one, but where the Makefile's
- * KERNEL_SETS left some out (portable: the fuzz and ThreadSanitizer trees;
- * native: make demo's, the set this CPU runs alone). */
+/* Which wide sets this build has: every one (KERNEL_SETS=all), or those
+ * the Makefile's KERNEL_SETS kept (native, make's default: the widest set
+ * this CPU runs; portable: the fuzz and ThreadSanitizer trees). */
 SKN_DECLARE_SET(portable)
 #if defined(SKN_KERNELS_NO_AVX2)
 #define SKN_BUILT_AVX2 0
