@@ -8,6 +8,7 @@
 #include "arm.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -37,7 +38,10 @@ static void quat_z(float q[4], double a) { q[0] = q[1] = 0, q[2] = (float)sin(a 
 static void quat_x(float q[4], double a) { q[1] = q[2] = 0, q[0] = (float)sin(a / 2), q[3] = (float)cos(a / 2); }
 
 int main(int argc, char **argv) {
-  if (argc != 2) return fprintf(stderr, "usage: arm_gltf OUT.gltf\n"), 2;
+  static const char *const USAGE = "usage: arm_gltf OUT.gltf   (the procedural arm, as make writes build/data/arm.gltf)\n";
+  if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return fputs(USAGE, stdout), 0;
+  /* an option is never a file name: `arm_gltf --help` once wrote a glTF file named "--help" */
+  if (argc != 2 || argv[1][0] == '-') return fputs(USAGE, stderr), 2;
   skn_arm arm;
   if (!skn_arm_make(&arm, 41, 32, 0.25f)) return 1;
   const double pi = 3.14159265358979323846;
