@@ -85,11 +85,11 @@ KERNEL_COMBINE := $(shell $(CC) -Werror --param=max-combine-insns=2 -c -x c /dev
 # test simd.c makes at run time), and the portable set lean (below): a
 # library for this machine in 0.6 of the time every set takes (81-87 s
 # against 135 s here; docs/performance.md, "Build time"). A library to ship
-# to other machines — a package, a wheel, a container image — is built with
-# KERNEL_SETS=all: there every x86-64 CPU runs the widest set it has. (On
-# another CPU a native library still runs, on the sets it holds; `skn
-# --version` and `skn bench` say when the CPU could run a wider one.) make
-# check builds and tests all.
+# to other machines — a package, a wheel, the Blender add-on's zip, an
+# image — is built with KERNEL_SETS=all: there every x86-64 CPU runs the
+# widest set it has. (On another CPU a native library still runs, on the
+# sets it holds; `skn --version` and `skn bench` say when the CPU could run
+# a wider one.) make check builds and tests all.
 KERNEL_SETS ?= native
 ifeq ($(FUZZ),1)
 # The fuzz build (clang, `make fuzz-build`): the kernels at -O0 and without
