@@ -98,10 +98,21 @@ static EGLContext make_context(EGLDisplay d, skn_egl_api api) {
     EGLint n = 0;
     if (!egl.ChooseConfig(d, want, &config, 1, &n) || n < 1) return EGL_NO_CONTEXT;
   }
-  EGLint gl[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3, EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                 EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
-  EGLint es[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 0, EGL_NONE};
-  return egl.CreateContext(d, config, EGL_NO_CONTEXT, api == SKN_EGL_OPENGL_ES ? es : gl);
+  /* The newest version first: EGL 1.5 (§3.7.1.1) lets a driver answer a
+   * request with any later compatible version, and Mesa gives its newest,
+   * but NVIDIA's gives the very version asked, and a 3.3 context has no
+   * compute shaders (4.3, ES 3.1) for skn_gl's compute path. */
+  static const EGLint GL_VERSIONS[][2] = {{4, 6}, {4, 5}, {4, 3}, {3, 3}}, ES_VERSIONS[][2] = {{3, 2}, {3, 1}, {3, 0}};
+  const EGLint(*versions)[2] = api == SKN_EGL_OPENGL_ES ? ES_VERSIONS : GL_VERSIONS;
+  int count = api == SKN_EGL_OPENGL_ES ? 3 : 4;
+  EGLContext c = EGL_NO_CONTEXT;
+  for (int i = 0; i < count && c == EGL_NO_CONTEXT; ++i) {
+    EGLint attributes[] = {EGL_CONTEXT_MAJOR_VERSION, versions[i][0], EGL_CONTEXT_MINOR_VERSION, versions[i][1],
+                           EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    if (api == SKN_EGL_OPENGL_ES) attributes[4] = EGL_NONE; /* ES has no profiles */
+    c = egl.CreateContext(d, config, EGL_NO_CONTEXT, attributes);
+  }
+  return c;
 }
 
 /* The framebuffer every draw goes to: color and depth renderbuffers. */

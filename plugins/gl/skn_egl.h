@@ -4,7 +4,9 @@
  * asks for a context does not need it), tries Mesa's surfaceless platform,
  * then the device platform (NVIDIA's driver without a display), then the
  * default display (SKN_EGL_PLATFORM=surfaceless|device|default picks one),
- * and binds a framebuffer object of the size asked: without one, every
+ * asks for the newest version it knows first (a driver may give exactly
+ * the version asked, and compute shaders need OpenGL 4.3 or ES 3.1), and
+ * binds a framebuffer object of the size asked: without one, every
  * draw of a surfaceless context fails with GL_INVALID_FRAMEBUFFER_OPERATION. */
 #ifndef SKN_EGL_H
 #define SKN_EGL_H
@@ -18,8 +20,8 @@ extern "C" {
 typedef struct skn_egl skn_egl;
 
 typedef enum skn_egl_api {
-  SKN_EGL_OPENGL = 0,   /* OpenGL 3.3 core profile */
-  SKN_EGL_OPENGL_ES,    /* OpenGL ES 3.0 */
+  SKN_EGL_OPENGL = 0,   /* OpenGL core profile, the newest the driver gives of 4.6, 4.5, 4.3 and 3.3 */
+  SKN_EGL_OPENGL_ES,    /* OpenGL ES, the newest of 3.2, 3.1 and 3.0 */
   SKN_EGL_API_FORCE_U32 = 0x7FFFFFFF
 } skn_egl_api;
 

@@ -207,12 +207,12 @@ static void run_in_context(skn_egl_api api, const char *corpus) {
   ed.api = api;
   skn_egl *egl = NULL;
   if (skn_egl_create(&ed, &egl) != SKN_OK) {
-    check(0, "no %s context: %s", api ? "OpenGL ES 3.0" : "OpenGL 3.3", skn_last_error());
+    check(0, "no %s context: %s", api ? "OpenGL ES (3.0 or later)" : "OpenGL core (3.3 or later)", skn_last_error());
     return;
   }
   skn_gl_api_load(&gl, skn_egl_loader);
   gl_context_api = api;
-  printf("%s context on EGL's %s platform: %s, %s\n", api ? "OpenGL ES 3.0" : "OpenGL 3.3 core",
+  printf("%s context on EGL's %s platform: %s, %s\n", api ? "OpenGL ES" : "OpenGL core",
          skn_egl_platform(egl), (const char *)gl.GetString(GL_RENDERER), (const char *)gl.GetString(GL_VERSION));
   struct { const char *name; void (*run)(void); } SUITES[] = {
       {"variants", test_variants}, {"models", test_models}, {"errors", test_errors}, {"compute", test_compute},
