@@ -145,10 +145,10 @@ def images(mods):
             ok, detail = same_image(render(lambda: own.draw(model_view, proj)), got)
             check("LINEAR: the mesh's own triangle order (a GPU's) draws the Hilbert order's image", ok, detail)
             triangles = len(b.triangles)
-            check("a GPU's batch is one draw; llvmpipe's, draws of SOFTWARE_DRAW_TRIANGLES",
-                  len(own.batch.batches) == 1 and len(b.drawing.batch.batches) ==
-                  -(-triangles // viewport.SOFTWARE_DRAW_TRIANGLES), f"{len(own.batch.batches)} and "
-                  f"{len(b.drawing.batch.batches)} draws of {triangles} triangles")
+            check("a GPU's batch is one draw; llvmpipe's, draws of SOFTWARE_DRAW_TRIANGLES (one part: 4 slots)",
+                  draws(own) == 1 and draws(b.drawing) == -(-triangles // viewport.SOFTWARE_DRAW_TRIANGLES) and
+                  [k for k, _ in b.drawing.parts] == [4], f"{draws(own)} and {draws(b.drawing)} draws of "
+                  f"{triangles} triangles, parts {[(k, t.triangles) for k, t in b.drawing.parts]}")
             per_draw, viewport.SOFTWARE_DRAW_TRIANGLES = viewport.SOFTWARE_DRAW_TRIANGLES, 97
             try:  # the triangles split over many draws (TriangleBatch) draw the one draw's image
                 split = viewport.Drawing(b, method, software=True)
@@ -156,8 +156,8 @@ def images(mods):
                 viewport.SOFTWARE_DRAW_TRIANGLES = per_draw
             split.update(b, arm, obj)
             ok, detail = same_image(render(lambda: split.draw(model_view, proj)), got)
-            check(f"LINEAR: {len(split.batch.batches)} draws of at most 97 triangles draw the image of one", ok
-                  and len(split.batch.batches) == -(-triangles // 97), detail)
+            check(f"LINEAR: {draws(split)} draws of at most 97 triangles draw the image of one", ok
+                  and draws(split) == -(-triangles // 97), detail)
         if method == "LINEAR":  # the viewport's Backface Culling: looking into the open shoulder end,
             end = camera((-2.0, -0.6, 0.5), (0.5, 0.0, 0.0))  # the inside goes, both ways alike
             culled, _ = gpu_image(ui, viewport, obj, *end, cull=True)
@@ -328,6 +328,41 @@ def curved_and_keyed(mods):
         bpy.data.objects.remove(obj)
         bpy.data.objects.remove(arm)
 
+    # Triangles drawn by their slots (viewport.slot_classes): the tube's first half weighted to one
+    # B-Bone (3 segment joints at most: 4 slots), the rest to all eight (up to 9: 12 slots; where
+    # the halves meet, 8)
+    obj = many_bones(8)
+    first = [v.index for v in obj.data.vertices if v.co.x < 1.0]
+    for g in obj.vertex_groups[1:]:
+        g.remove(first)
+    scene.frame_set(2)
+    bpy.context.view_layer.objects.active = obj
+    obj.skn.mode, obj.skn.method = "GPU", "LINEAR"
+    bpy.ops.skn.bind()
+    scene.frame_set(2)
+    view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
+    got, b = gpu_image(ui, viewport, obj, view, proj)
+    ok, detail = same_image(got, cpu_image(ui, viewport, core, obj, view, proj))
+    parts = [(k, t.triangles) for k, t in b.drawing.parts]
+    stub = type("Stub", (), {"_split": None})()  # the split kept from frame to frame (Drawing._split_parts)
+    tris = numpy.arange(12, dtype=numpy.uint32).reshape(4, 3)
+    first = viewport.Drawing._split_parts(stub, numpy.array([4, 8, 4, 12]), tris)
+    kept = viewport.Drawing._split_parts(stub, numpy.array([4, 4, 4, 12]), tris)  # fewer slots: kept
+    grown = viewport.Drawing._split_parts(stub, numpy.array([8, 4, 4, 12]), tris)  # more: the most of both
+    check("a refresh needing fewer slots keeps the split; one needing more makes it with the most each triangle "
+          "has needed", kept is first and [(k, list(u)) for k, u, _ in grown] ==
+          [(4, [6, 7, 8]), (8, [0, 1, 2, 3, 4, 5]), (12, [9, 10, 11])] and grown[1][2].tolist() == [[0, 1, 2], [3, 4, 5]],
+          f"{[(k, list(u), t.tolist()) for k, u, t in grown]}")
+    classes = [k for k, _ in parts]
+    check("a mesh of 4 to 12 slots a vertex: a part a class, each read by a shader of its slots, the GPU image the "
+          "CPU-skinned mesh's", ui.gpu_drawn(obj) and classes[0] == 4 and classes[-1] == 12 and parts[0][1] >= 400
+          and sum(t for _, t in parts) == len(b.triangles) and sorted(b.drawing.shaders) == classes and ok and
+          covered(got) > 1500, f"parts (slots, triangles) {parts}, {len(b.triangles)} triangles; {detail}")
+    bpy.ops.skn.unbind()
+    arm = obj.modifiers["Armature"].object
+    bpy.data.objects.remove(obj)
+    bpy.data.objects.remove(arm)
+
     obj = make_arm("Keyed")
     obj.shape_key_add(name="Basis")
     key = obj.shape_key_add(name="Fat", from_mix=False)
@@ -449,6 +484,11 @@ def masked(mods):
         check(f"{label} mask, CPU mode: the modifier's mesh", worst < 1e-5, f"worst {worst:.2e}")
         bpy.ops.skn.unbind()
     bpy.data.objects.remove(obj)
+
+
+def draws(drawing):
+    """The draw calls a Drawing makes: each part's batch's."""
+    return sum(len(batch.batches) for _, batch in drawing.parts)
 
 
 def many_bones(bones):

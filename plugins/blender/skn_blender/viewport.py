@@ -240,6 +240,7 @@ class TriangleBatch:
         for name, a in arrays.items():
             vbo.attr_fill(name, numpy.ascontiguousarray(a))
         t = numpy.ascontiguousarray(triangles, numpy.uint32).reshape(-1, 3)
+        self.triangles = len(t)
         step = SOFTWARE_DRAW_TRIANGLES if software else max(len(t), 1)
         self.batches = [gpu.types.GPUBatch(type="TRIS", buf=vbo,
                                            elem=gpu.types.GPUIndexBuf(type="TRIS", seq=t[i:i + step]))
@@ -282,15 +283,33 @@ GPU_INFLUENCES = core.GPU_INFLUENCES  # skn's GLSL reads 4, 8, 12 or 16 influenc
 
 
 def gpu_influences(rig):
-    """4, 8, 12 or 16: the influences a vertex the shader reads for `rig`, its most rounded up to
-    four (B-Bones split a bone's weight between two segments, so 4 bones a vertex can be 8 joints;
-    a Rigify human has up to 13)."""
+    """4, 8, 12 or 16: the influences a vertex the widest shader reads for `rig`, its most rounded
+    up to four (B-Bones split a bone's weight between two segments, so 4 bones a vertex can be 8
+    joints; a Rigify human has up to 13)."""
     return min(GPU_INFLUENCES, max(4, (rig.max_influences_per_vertex + 3) // 4 * 4))
 
 
+def slot_classes(weights, triangles):
+    """Each triangle's slots, 4, 8, 12 or 16: the most influences any of its corners uses, rounded
+    up to four. `weights` (n, k) are the vertices' as skn_rig_gpu_attributes writes them, a
+    vertex's own first, then weight 0. A vertex shader reads every slot it declares, so a mesh
+    whose few vertices need 16 (a Rigify human's B-Bone joints) draws the rest with fewer."""
+    used = numpy.asarray(weights) != 0
+    last = (used * numpy.arange(1, used.shape[1] + 1, dtype=numpy.uint8)).max(axis=1, initial=0)  # the last used + 1
+    slots = numpy.maximum(4, (last.astype(numpy.int64) + 3) // 4 * 4)
+    tris = numpy.asarray(triangles, numpy.int64).reshape(-1, 3)
+    return slots[tris].max(axis=1) if len(tris) else numpy.zeros(0, numpy.int64)
+
+
 class Drawing:
-    """One bound object drawn by `method`: its shader, its batch, and its palette on the GPU.
-    Made in a GL context (a draw callback's, or an offscreen's); freed with it by Python."""
+    """One bound object drawn by `method`: its shaders, its batches, and its palette on the GPU.
+    Made in a GL context (a draw callback's, or an offscreen's); freed with it by Python.
+
+    The triangles are drawn in parts by their slots (slot_classes), each part a batch of the
+    vertices its triangles use and a shader that reads as many influences: a vertex stage's
+    cost grows with the influences it reads (`skn bench --gpu`'s viewport frames on an NVIDIA
+    H200: 4.27 ms of skinning per million vertices with 8 slots against 1.88 with 4), so a mesh
+    draws each vertex with no more slots than its triangles need."""
 
     def __init__(self, binding, method, software=None):
         if not binding.serves(method, normals=True):
@@ -301,46 +320,46 @@ class Drawing:
         self.morphs = Morphs(binding.morphs, binding.vertex_count) if binding.morphs else None
         self.mask = binding.mask
         self.palette = palette_kind(rig.joint_count, method)
+        self.shaders = {}  # slots -> shader, the widest made first, the others as parts need them
         try:
-            self.shader = self._shader(rig)
+            self.shaders[self.influences] = self._shader(rig, self.influences)
         except Exception:  # a block past 16 KB that this GL does not link after all: the texture, from now on
             if self.palette != "uniform-block" or palette_bytes(rig.joint_count, method) <= UNIFORM_BLOCK_BYTES:
                 raise
             _block_limit[0], self.palette = UNIFORM_BLOCK_BYTES, "texture-2d"
-            self.shader = self._shader(rig)
+            self.shaders[self.influences] = self._shader(rig, self.influences)
         # the triangles' order for a software rasterizer or a GPU (drawing_order)
         self.software = gpu.platform.device_type_get() == "SOFTWARE" if software is None else software
         self._order = None  # drawing_order's (vertices, triangles): the rest mesh's, kept
-        self.batch, self.rig = self._batch(binding), rig
+        self._split = None  # the parts' classes and their vertices (_split_parts), kept while they hold
+        self.parts, self.rig = self._parts(binding), rig
         self._ubo = self._texture = None
         self.pose_key = None  # the bone matrices (and shape keys) the palette on the GPU was made from
 
-    def _shader(self, rig):
+    def _shader(self, rig, influences):
         text = skn.glsl_source(self.kind, dqs_scale=core.dqs_scale(self.kind), normals=True, palette=self.palette,
-                               influences=self.influences,
+                               influences=influences,
                                joint_count=rig.joint_count, version_line=False)  # Blender writes #version
         main = vertex_main(morphs=self.morphs is not None, mask=self.mask is not None)
         return gpu.types.GPUShader(text + main, FRAGMENT, name=f"skn_{self.kind}")
 
     def rebound(self, binding):
         """This drawing for the binding's new rig where only its influences changed (a shape key
-        moving B-Bone-weighted points: Binding._bind's refresh): the shader kept, the batch made
-        again in the same order; None where the shader no longer fits (more influences a vertex)."""
+        moving B-Bone-weighted points: Binding._bind's refresh): the shaders kept, the parts made
+        again in the same order and split (_split_parts); None where the widest shader no longer
+        fits (more influences a vertex)."""
         rig = binding.rig
         if rig is None or gpu_influences(rig) != self.influences or palette_kind(rig.joint_count, self.method) != self.palette:
             return None
-        self.batch, self.rig, self.pose_key = self._batch(binding), rig, None
+        self.parts, self.rig, self.pose_key = self._parts(binding), rig, None
         return self
 
-    def _batch(self, binding):
+    def _parts(self, binding):
+        """[(slots, TriangleBatch)]: the rest mesh and skn's inputs in drawing order, split by
+        the triangles' slots, each part's joints and weights as many a vertex."""
         a = binding.rig.gpu_attributes(self.influences)  # the influences as the rig skins them, rest mesh too
-        for k in range(0, self.influences, 4):  # skn_joints0 the first four, skn_joints1 the next
-            a[f"joints{k // 4}"], a[f"weights{k // 4}"] = a["joints"][:, k:k + 4], a["weights"][:, k:k + 4]
-        inputs = [io for k in range(self.influences // 4)
-                  for io in ((f"skn_joints{k}", "U16", 4, "INT", f"joints{k}"),  # uvec4 in the shader
-                             (f"skn_weights{k}", "F32", 4, "FLOAT", f"weights{k}"))]
-        inputs += {"blend": [("skn_blend", "F32", 1, "FLOAT", "blend_weights")],
-                   "cor": [("skn_center", "F32", 4, "FLOAT", "centers")]}.get(self.kind, [])
+        inputs = {"blend": [("skn_blend", "F32", 1, "FLOAT", "blend_weights")],
+                  "cor": [("skn_center", "F32", 4, "FLOAT", "centers")]}.get(self.kind, [])
         if self.morphs is not None:
             inputs.append(("viewport_morph_range", "U32", 2, "INT", "morph_range"))  # uvec2
             a["morph_range"] = self.morphs.ranges
@@ -350,9 +369,39 @@ class Drawing:
         if self._order is None:
             self._order = drawing_order(a["positions"], binding.triangles, self.software)
         vertices, triangles = self._order
-        arrays = dict((name, a[key][vertices]) for name, _, _, _, key in inputs)
-        arrays.update(position=a["positions"][vertices], normal=a["normals"][vertices])
-        return TriangleBatch(vertex_format(i[:4] for i in inputs), len(vertices), arrays, triangles, self.software)
+        arrays = dict((name, a[key]) for name, _, _, _, key in inputs)
+        arrays.update(position=a["positions"], normal=a["normals"])
+        parts = []
+        for slots, used, local in self._split_parts(slot_classes(a["weights"][vertices], triangles), triangles):
+            rows = vertices[used]  # the part's vertices, as the rig numbers them
+            part = dict((name, array[rows]) for name, array in arrays.items())
+            slot_inputs = []
+            for k in range(0, slots, 4):  # skn_joints0 the first four, skn_joints1 the next
+                part[f"skn_joints{k // 4}"] = a["joints"][rows, k:k + 4]
+                part[f"skn_weights{k // 4}"] = a["weights"][rows, k:k + 4]
+                slot_inputs += [(f"skn_joints{k // 4}", "U16", 4, "INT"), (f"skn_weights{k // 4}", "F32", 4, "FLOAT")]
+            if slots not in self.shaders:
+                self.shaders[slots] = self._shader(binding.rig, slots)
+            fmt = vertex_format(slot_inputs + [i[:4] for i in inputs])  # uvec4 joints in the shader
+            parts.append((slots, TriangleBatch(fmt, len(used), part, local, self.software)))
+        return parts
+
+    def _split_parts(self, classes, triangles):
+        """[(slots, the batch vertices its triangles use, those triangles indexing them)], kept while
+        no triangle needs more slots than its part has. A refresh of the B-Bone split (a keyed shape
+        key moving B-Bone-weighted points) changes a few vertices' influences every frame, a split
+        weight turning 0 (which bind prunes) and back, so a split made again takes the most slots
+        each triangle has needed: a part may read slots of weight 0, and the split settles."""
+        if self._split is not None and len(classes) == len(self._split[0]):
+            if not (classes > self._split[0]).any():
+                return self._split[1]
+            classes = numpy.maximum(classes, self._split[0])
+        split = []
+        for slots in numpy.unique(classes):
+            used, local = numpy.unique(triangles[classes == slots], return_inverse=True)
+            split.append((int(slots), used, local.reshape(-1, 3).astype(numpy.uint32)))
+        self._split = (classes, split)
+        return split
 
     def upload(self, palette):
         """The palette (joints, vec4s, 4) float32 into the uniform block or the texture."""
@@ -380,15 +429,17 @@ class Drawing:
         self.pose_key = key
 
     def draw(self, model_view, projection, color=BASE_COLOR, cull=False):
-        self.shader.bind()
-        if self.palette == "uniform-block":
-            self.shader.uniform_block("SknPalette", self._ubo)
-        else:
-            self.shader.uniform_sampler("skn_palette", self._texture)
-        if self.morphs is not None:
-            self.shader.uniform_sampler("viewport_morph_entries", self.morphs.entries)
-            self.shader.uniform_sampler("viewport_morph_weights", self.morphs.weights)
-        draw_batch(self.shader, self.batch, model_view, projection, color, cull)
+        for slots, batch in self.parts:
+            shader = self.shaders[slots]
+            shader.bind()
+            if self.palette == "uniform-block":
+                shader.uniform_block("SknPalette", self._ubo)
+            else:
+                shader.uniform_sampler("skn_palette", self._texture)
+            if self.morphs is not None:
+                shader.uniform_sampler("viewport_morph_entries", self.morphs.entries)
+                shader.uniform_sampler("viewport_morph_weights", self.morphs.weights)
+            draw_batch(shader, batch, model_view, projection, color, cull)
 
 
 class Morphs:
