@@ -351,7 +351,8 @@ def curved_and_keyed(mods):
     grown = viewport.Drawing._split_parts(stub, numpy.array([8, 4, 4, 12]), tris)  # more: the most of both
     check("a refresh needing fewer slots keeps the split; one needing more makes it with the most each triangle "
           "has needed", kept is first and [(k, list(u)) for k, u, _ in grown] ==
-          [(4, [6, 7, 8]), (8, [0, 1, 2, 3, 4, 5]), (12, [9, 10, 11])] and grown[1][2].tolist() == [[0, 1, 2], [3, 4, 5]],
+          [(4, [6, 7, 8]), (8, [0, 1, 2, 3, 4, 5]), (12, [9, 10, 11])] and
+          grown[1][2].tolist() == [[0, 1, 2], [3, 4, 5]],
           f"{[(k, list(u), t.tolist()) for k, u, t in grown]}")
     classes = [k for k, _ in parts]
     check("a mesh of 4 to 12 slots a vertex: a part a class, each read by a shader of its slots, the GPU image the "

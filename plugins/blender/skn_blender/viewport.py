@@ -295,10 +295,10 @@ def slot_classes(weights, triangles):
     vertex's own first, then weight 0. A vertex shader reads every slot it declares, so a mesh
     whose few vertices need 16 (a Rigify human's B-Bone joints) draws the rest with fewer."""
     used = numpy.asarray(weights) != 0
-    last = (used * numpy.arange(1, used.shape[1] + 1, dtype=numpy.uint8)).max(axis=1, initial=0)  # the last used + 1
+    last = (used * numpy.arange(1, used.shape[1] + 1, dtype=numpy.uint8)).max(axis=1, initial=0)  # last used + 1
     slots = numpy.maximum(4, (last.astype(numpy.int64) + 3) // 4 * 4)
-    tris = numpy.asarray(triangles).reshape(-1, 3)
-    return numpy.maximum(numpy.maximum(slots[tris[:, 0]], slots[tris[:, 1]]), slots[tris[:, 2]])  # 7x slots[tris].max(1)
+    tris = numpy.asarray(triangles).reshape(-1, 3)  # corner by corner: 7x faster than slots[tris].max(axis=1)
+    return numpy.maximum(numpy.maximum(slots[tris[:, 0]], slots[tris[:, 1]]), slots[tris[:, 2]])
 
 
 class Drawing:
