@@ -291,7 +291,7 @@ bench-blender: deps
 	@$(MAKE) --no-print-directory $(ADDON)
 	@BLENDER_USER_SCRIPTS=$$(mktemp -d) xvfb-run -a -s "-screen 0 1024x768x24" blender --factory-startup \
 	  --python tests/bench/blender_bench.py -- $(abspath $(ADDON)) 2>&1 \
-	  | grep -E '^(machine|mesh|per |deformation|\(the|Linear|Preserve|GPU mode|B-Bones|a shape key|warning)|Error|Traceback'
+	  | grep -E '^(machine|mesh|per |deformation|\(the|Linear|Preserve|GPU mode|B-Bones|a shape key|Rigify|[0-9,]+ vertices|warning)|Error|Traceback'
 	@BLENDER_USER_SCRIPTS=$$(mktemp -d) blender -b --factory-startup \
 	  --python tests/bench/blender_frames.py -- $(abspath $(ADDON)) 2>&1 \
 	  | grep -E '^(machine|a frame| +[0-9,]+ |vertices| +vertices)|Error|Traceback'

@@ -29,12 +29,11 @@ import numpy
 numpy.bool = bool
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "blender"))
-from arm_scene import chain_rig, metaball_body  # noqa: E402
+from arm_scene import chain_rig, rigify_human  # noqa: E402
 
 import bpy  # noqa: E402
 
 BONES, SEGMENTS, RUNS, FRAMES = 60, 40, 5, 20
-RIGIFY_RESOLUTION = 0.0095  # the metaball body's: about 50,000 vertices
 
 
 def build(vertices, kind):
@@ -93,49 +92,6 @@ def build(vertices, kind):
     return arm, obj
 
 
-def rigify_human(resolution):
-    """A Rigify human (the Human metarig generated: ~160 deform bones, 52 of them B-Bones of 8-10
-    segments), its body of metaball capsules at `resolution` weighted With Automatic Weights, two
-    shape keys (one keyed); the left arm raised and the chest twisted over the frames."""
-    bpy.ops.preferences.addon_enable(module="rigify")
-    bpy.ops.object.armature_human_metarig_add()
-    meta = bpy.context.object
-    body = metaball_body(meta, resolution)
-    bpy.ops.object.select_all(action="DESELECT")
-    meta.select_set(True)
-    bpy.context.view_layer.objects.active = meta
-    bpy.ops.pose.rigify_generate()
-    rig = bpy.data.objects["rig"]
-    bpy.ops.object.mode_set(mode="OBJECT")
-    bpy.ops.object.select_all(action="DESELECT")
-    body.select_set(True)
-    rig.select_set(True)
-    bpy.context.view_layer.objects.active = rig
-    bpy.ops.object.parent_set(type="ARMATURE_AUTO")
-    meta.hide_set(True)
-    body.shape_key_add(name="Basis")
-    for name, lift, keyed in (("Belly", 0.03, True), ("Shrug", 0.02, False)):
-        key = body.shape_key_add(name=name, from_mix=False)
-        co = numpy.empty(len(body.data.vertices) * 3, numpy.float32)
-        key.data.foreach_get("co", co)
-        co = co.reshape(-1, 3)
-        co[:, 2] += numpy.where(co[:, 2] > 1.0, lift, 0.0)
-        key.data.foreach_set("co", co.ravel())
-        key.value = 0.5
-        if keyed:
-            for frame, value in ((1, 0.0), (FRAMES, 1.0)):
-                key.value = value
-                key.keyframe_insert("value", frame=frame)
-    pose = rig.pose.bones
-    pose["upper_arm_parent.L"]["IK_FK"] = 1.0
-    for frame, amount in ((1, 0.0), (FRAMES, 1.0)):
-        for name, angles in (("upper_arm_fk.L", (0, 0, math.radians(-80))), ("chest", (0, math.radians(35), 0))):
-            pose[name].rotation_mode = "XYZ"
-            pose[name].rotation_euler = tuple(a * amount for a in angles)
-            pose[name].keyframe_insert("rotation_euler", frame=frame)
-    return rig, body
-
-
 def frame_ms():
     scene, layer = bpy.context.scene, bpy.context.view_layer
     runs = []
@@ -182,7 +138,7 @@ def main():
             compare(arm, obj, kind)
             bpy.data.objects.remove(obj)
             bpy.data.objects.remove(arm)
-    arm, obj = rigify_human(RIGIFY_RESOLUTION)
+    arm, obj = rigify_human(frames=FRAMES)
     curved = sum(b.use_deform and b.bbone_segments > 1 for b in arm.data.bones)
     compare(arm, obj, "Rigify", f"  ({sum(b.use_deform for b in arm.data.bones)} deform bones, {curved} B-Bones, "
             "2 shape keys)")

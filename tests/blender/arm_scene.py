@@ -129,6 +129,53 @@ def metaball_body(meta, resolution):
     return bpy.context.object
 
 
+RIGIFY_RESOLUTION = 0.0095  # rigify_human's metaball body: about 50,000 vertices
+
+
+def rigify_human(resolution=RIGIFY_RESOLUTION, frames=20):
+    """A Rigify human (the Human metarig generated: ~160 deform bones, 52 of them B-Bones of 8-10
+    segments), its body of metaball capsules at `resolution` weighted With Automatic Weights, two
+    shape keys (one keyed); the left arm raised and the chest twisted from frame 1 to `frames`
+    (`make bench-blender`'s human)."""
+    bpy.ops.preferences.addon_enable(module="rigify")
+    bpy.ops.object.armature_human_metarig_add()
+    meta = bpy.context.object
+    body = metaball_body(meta, resolution)
+    bpy.ops.object.select_all(action="DESELECT")
+    meta.select_set(True)
+    bpy.context.view_layer.objects.active = meta
+    bpy.ops.pose.rigify_generate()
+    rig = bpy.data.objects["rig"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.object.select_all(action="DESELECT")
+    body.select_set(True)
+    rig.select_set(True)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.parent_set(type="ARMATURE_AUTO")
+    meta.hide_set(True)
+    body.shape_key_add(name="Basis")
+    for name, lift, keyed in (("Belly", 0.03, True), ("Shrug", 0.02, False)):
+        key = body.shape_key_add(name=name, from_mix=False)
+        co = numpy.empty(len(body.data.vertices) * 3, numpy.float32)
+        key.data.foreach_get("co", co)
+        co = co.reshape(-1, 3)
+        co[:, 2] += numpy.where(co[:, 2] > 1.0, lift, 0.0)
+        key.data.foreach_set("co", co.ravel())
+        key.value = 0.5
+        if keyed:
+            for frame, value in ((1, 0.0), (frames, 1.0)):
+                key.value = value
+                key.keyframe_insert("value", frame=frame)
+    pose = rig.pose.bones
+    pose["upper_arm_parent.L"]["IK_FK"] = 1.0
+    for frame, amount in ((1, 0.0), (frames, 1.0)):
+        for name, angles in (("upper_arm_fk.L", (0, 0, math.radians(-80))), ("chest", (0, math.radians(35), 0))):
+            pose[name].rotation_mode = "XYZ"
+            pose[name].rotation_euler = tuple(a * amount for a in angles)
+            pose[name].keyframe_insert("rotation_euler", frame=frame)
+    return rig, body
+
+
 def chain_rig(name, bones, length):
     """An armature `name` of `bones` bones "b0", "b1", ... in a chain along +X, each `length` long."""
     data = bpy.data.armatures.new(name)
