@@ -279,7 +279,8 @@ static skn_gl *make_compute(const draw_bench *d, skn_gl_desc g, char *why, size_
   return NULL;
 }
 
-/* A way's picture into px (its warm frame, the key at frame 0's value). */
+/* A way's picture into px (its warm frame, the key at frame 0's value):
+ * offloaded through sg, or with sg NULL the CPU way's. */
 static void picture(draw_bench *d, skn_gl *sg, skn_method m, unsigned char *px) {
   double skin;
   key_frame(d, 0);

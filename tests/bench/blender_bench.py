@@ -136,7 +136,7 @@ def rigify_row(ui, win, area, region, draws):
         obj.skn.mode = mode
         bpy.ops.skn.bind()
         row[mode] = statistics.median(frame_ms(win, area, region, draws))
-        drawn = ui.gpu_drawn(obj) if mode == "GPU" else None
+        drawn = ui.gpu_drawn(obj)  # the GPU pass's is the one returned
         bpy.ops.skn.unbind()
     return len(obj.data.vertices), statistics.median(modifier + frame_ms(win, area, region, draws)), row["CPU"], \
         row["GPU"], drawn
