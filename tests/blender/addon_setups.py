@@ -24,7 +24,12 @@ setting changed after Bind, in a clean factory-startup Blender:
     (Apply then Blender's for a modifier not first);
   - a mesh shared by two objects (a linked duplicate), each with its own
     armature: each deforms as its modifier did, bound or not; Apply refused
-    as Blender refuses multi-user data.
+    as Blender refuses multi-user data;
+  - a character linked from a library: Bind refused with Blender's words,
+    nothing changed; a Library Override of it bound, kept bound through
+    save and open, Apply refused as for override data, Unbind and the file
+    without the add-on as before Bind; a library saved bound, linked
+    (Blender's modifier deforms it) and overridden (skn's).
 Prints "blender-setups: N passed, N failed".
 
   blender -b --factory-startup --python-exit-code 1 --python addon_setups.py -- ADDON.zip
@@ -229,6 +234,130 @@ def saved_while_bound(zip_path):
         check("... the Mirror-above mesh's too, its helpers made again", mirror_obj.skn.bound and
               mirror_obj.skn.stack_input is not None and not mirror_obj.modifiers["Armature"].show_viewport and
               numpy.abs(evaluated(mirror_obj) - want["SavedMirror"]).max() < 1e-5)
+
+
+LINKED = "Cannot edit library linked or non-editable override object"  # Blender's words (modifier_add's poll)
+
+
+def _library(path, bound):
+    """A library file: the arm ("LibArm", Preserve Volume on, a Subdivision below its Armature
+    modifier) in a collection "Char", saved at `path`, bound by skn or not. Returns the modifier's
+    result at frame 10, world space."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    arm = rig("Lib")
+    obj = mesh("LibArm", arm)
+    obj.modifiers["Armature"].use_deform_preserve_volume = True
+    obj.modifiers.new("Subdivision", "SUBSURF").levels = 1
+    char = bpy.data.collections.new("Char")
+    bpy.context.scene.collection.children.link(char)
+    for o in (arm, obj):
+        bpy.context.scene.collection.objects.unlink(o)
+        char.objects.link(o)
+    bpy.context.scene.frame_set(10)
+    want = world(obj, evaluated(obj))
+    obj.modifiers["Subdivision"].show_viewport = False
+    base = world(obj, evaluated(obj))  # the Armature modifier's own output
+    obj.modifiers["Subdivision"].show_viewport = True
+    bpy.context.scene.frame_set(1)
+    if bound:
+        activate(obj)
+        bpy.ops.skn.bind()
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    return want, base
+
+
+def _shot(library, override):
+    """A new file that links the library's "Char" (an instance of it made a Library Override where
+    `override`); returns its arm and the world-space coordinates it shows at frame 10."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    with bpy.data.libraries.load(library, link=True) as (_, into):
+        into.collections = ["Char"]
+    if override:
+        inst = bpy.data.objects.new("CharInstance", None)
+        inst.instance_type, inst.instance_collection = "COLLECTION", into.collections[0]
+        bpy.context.scene.collection.objects.link(inst)
+        activate(inst)
+        inst.select_set(True)
+        bpy.ops.object.make_override_library()
+    else:
+        bpy.context.scene.collection.children.link(into.collections[0])
+    obj = next(o for o in bpy.context.scene.objects if o.type == "MESH")
+    activate(obj)
+    return obj, _shown(obj)
+
+
+def _shown(obj):
+    bpy.context.scene.frame_set(1)
+    bpy.context.scene.frame_set(10)
+    return world(obj, evaluated(obj))
+
+
+def linked_characters(zip_path):
+    """A character linked from a library, as studios use them: linked as it is, Bind refused with
+    Blender's words and nothing changed; an editable Library Override bound, kept bound (Dual
+    Quaternion, the method) through save and open, Apply refused as Blender refuses override data,
+    Unbind giving the modifier back, and the file opened without the add-on as before Bind; a
+    library saved with the mesh bound, linked (Blender's modifier deforms it, untouched) and
+    overridden (skn's)."""
+    with tempfile.TemporaryDirectory() as d:
+        plain, bound, shot = (os.path.join(d, f) for f in ("character.blend", "bound.blend", "shot.blend"))
+        want, base = _library(plain, bound=False)
+        _library(bound, bound=True)
+
+        obj, shown = _shot(plain, override=False)
+        result, report = run(bpy.ops.skn.bind)
+        check("a linked character: Bind refused with Blender's words, the file's path and what to do",
+              result == {"CANCELLED"} and LINKED in report and plain in report and "Library Override" in report,
+              report)
+        check("... nothing of it changed", not obj.skn.bound and [m.name for m in obj.modifiers] ==
+              ["Armature", "Subdivision"] and obj.modifiers["Armature"].show_viewport and
+              numpy.abs(_shown(obj) - want).max() < 1e-5)
+        import skn_blender
+        worst = float(numpy.abs(skn_blender.skin_object(obj, "DQS") - base).max())
+        check("... a script's skin_object reads it: the Armature modifier's output", worst < 1e-5,
+              f"max {worst:.2e}")
+
+        obj, shown = _shot(plain, override=True)
+        check("a Library Override: Bind", bpy.ops.skn.bind() == {"FINISHED"} and obj.skn.bound and
+              obj.skn.method == "DQS" and not obj.modifiers["Armature"].show_viewport)
+        worst = float(numpy.abs(_shown(obj) - want).max())
+        check("... deformed as the modifier deforms it", worst < 1e-5, f"max {worst:.2e}")
+        result, report = run(bpy.ops.skn.apply)
+        check("... Apply refused with Blender's words, still bound", result == {"CANCELLED"} and
+              "Modifiers cannot be applied on override data" in report and obj.skn.bound, report)
+        obj.skn.error = ""
+        bpy.ops.wm.save_as_mainfile(filepath=shot)
+        bpy.ops.wm.open_mainfile(filepath=shot)
+        obj = next(o for o in bpy.context.scene.objects if o.type == "MESH")
+        worst = float(numpy.abs(_shown(obj) - want).max())
+        check("... saved and opened: still bound, its method kept, deformed as the modifier deforms it",
+              obj.skn.bound and obj.skn.method == "DQS" and not obj.modifiers["Armature"].show_viewport and
+              worst < 1e-5, f"max {worst:.2e}")
+        activate(obj)
+        bpy.ops.skn.unbind()
+        check("... Unbind gives the modifier back", [m.name for m in obj.modifiers] == ["Armature", "Subdivision"]
+              and obj.modifiers["Armature"].show_viewport and obj.modifiers["Armature"].object is not None and
+              numpy.abs(_shown(obj) - want).max() < 1e-5)
+        bpy.ops.preferences.addon_disable(module="skn_blender")
+        bpy.ops.wm.open_mainfile(filepath=shot)
+        obj = next(o for o in bpy.context.scene.objects if o.type == "MESH")
+        check("... the file saved bound, opened without the add-on: as before Bind",
+              [m.name for m in obj.modifiers] == ["Armature", "Subdivision"] and
+              obj.modifiers["Armature"].show_viewport and numpy.abs(_shown(obj) - want).max() < 1e-5)
+        bpy.ops.preferences.addon_enable(module="skn_blender")
+
+        obj, shown = _shot(bound, override=False)
+        worst = float(numpy.abs(shown - want).max())
+        check("a library saved bound, linked: Blender's modifier deforms it, as the library saved it",
+              obj.skn.bound and obj.modifiers["Armature"].show_viewport and "skn" not in obj.modifiers and
+              worst < 1e-5, f"max {worst:.2e}")
+        result, report = run(bpy.ops.skn.unbind)
+        check("... Unbind refused with Blender's words", result == {"CANCELLED"} and LINKED in report, report)
+        obj, shown = _shot(bound, override=True)
+        worst = float(numpy.abs(shown - want).max())
+        check("... overridden: skn's, deformed as the modifier deforms it", obj.skn.bound and
+              not obj.modifiers["Armature"].show_viewport and "skn" in obj.modifiers and worst < 1e-5,
+              f"max {worst:.2e}")
 
 
 def shared_mesh():
@@ -436,6 +565,7 @@ def main():
     workflows()
     workflows(mirror=True)
     saved_while_bound(zip_path)
+    linked_characters(zip_path)
     finish("blender-setups")
 
 

@@ -25,7 +25,15 @@ when the file is opened with the add-on), and when the add-on is disabled.
 Apply keeps the current shape and removes the armature's deformation, as
 Blender's own Apply does (with modifiers above: the mesh itself deformed,
 and Blender's note), and refuses, as Blender does, on a mesh with shape
-keys.
+keys and on override data (and on a mesh linked from a library, whose
+applied shape the file would not keep).
+
+Linked characters. An object linked from a library, or a Library Override
+Blender made for another's sake, is not bound (Blender's words say why:
+the file would keep nothing of it); an editable Library Override is, and
+keeps its binding and skn's settings when saved (SknSettings). A library
+saved with a bound mesh gives the files that link it a bound mesh: skn
+takes it over when they open, as in the library.
 
 Two modes. CPU (the default) writes the offsets, so everything in Blender
 sees the deformed mesh. GPU (viewport) skins in the viewport's vertex shader
@@ -56,6 +64,7 @@ _saving = [False]    # between save_pre and save_post the armature deforms as sa
 _rendering = [False]  # between render_init and render_complete/cancel GPU mode skins on the CPU
 _draw_handler = [None]
 _draw_failures = {}  # object name -> (binding, why): the shader failed to draw that binding
+OVERRIDE = {"LIBRARY_OVERRIDABLE"}  # skn's settings, kept by a Library Override (SknSettings)
 
 
 def _method_changed(self, ctx):
@@ -80,36 +89,43 @@ def _group_changed(self, ctx):
 
 
 class SknSettings(bpy.types.PropertyGroup):
+    """skn's settings of an object and the state Bind found. Each is overridable: a Library
+    Override of a linked character keeps its binding and settings in the file that overrides it
+    (without, the override would reopen as the library has it, unbound)."""
     method: bpy.props.EnumProperty(
-        name="Method", default="LINEAR", update=_method_changed,
+        name="Method", default="LINEAR", update=_method_changed, override=OVERRIDE,
         items=[("LINEAR", "Linear", "Linear blend skinning (Armature modifier, Preserve Volume off)"),
                ("DQS", "Dual Quaternion", "Dual quaternion skinning (Preserve Volume on)"),
                ("BLEND", "Blend", "Per vertex, Linear and Dual Quaternion mixed by a vertex group"),
                ("COR", "Centers of Rotation", "Optimized centers of rotation (Le & Hodgins 2016)")])
-    blend_group: bpy.props.StringProperty(name="Blend Group", update=_group_changed,
+    blend_group: bpy.props.StringProperty(name="Blend Group", update=_group_changed, override=OVERRIDE,
                                           description="Vertex group: 0 Linear, 1 Dual Quaternion")
     mode: bpy.props.EnumProperty(
-        name="Mode", default="CPU", update=_mode_changed,
+        name="Mode", default="CPU", update=_mode_changed, override=OVERRIDE,
         items=[("CPU", "CPU (mesh)", "Skin into the mesh's coordinates: everything in Blender sees the deformed mesh"),
                ("GPU", "GPU (viewport)", "Skin in the viewport's vertex shader: the mesh stays at rest and only the "
                                          "palette is uploaded per pose; render and Apply skin on the CPU")])
-    live: bpy.props.BoolProperty(name="Live", default=True, description="Follow pose edits and frame changes")
-    bound: bpy.props.BoolProperty(name="Bound", default=False)
-    error: bpy.props.StringProperty(name="Error", description="Why skn could not do the last thing asked")
+    live: bpy.props.BoolProperty(name="Live", default=True, override=OVERRIDE,
+                                 description="Follow pose edits and frame changes")
+    bound: bpy.props.BoolProperty(name="Bound", default=False, override=OVERRIDE)
+    error: bpy.props.StringProperty(name="Error", override=OVERRIDE,
+                                    description="Why skn could not do the last thing asked")
     # the state Bind found and Unbind restores
-    method_chosen: bpy.props.BoolProperty(default=False)  # else Bind follows the modifier's Preserve Volume
-    bound_method: bpy.props.StringProperty()
-    bound_group: bpy.props.StringProperty()
-    modifier_viewport: bpy.props.BoolProperty(default=True)
-    modifier_render: bpy.props.BoolProperty(default=True)
-    modifier_name: bpy.props.StringProperty()  # the Armature modifier skn stands in for, and its Object,
-    modifier_object: bpy.props.PointerProperty(type=bpy.types.Object)  # held while bound (suppress)
-    multi_saved: bpy.props.StringProperty()  # JSON: the Multi modifiers skn switched off, {name: [viewport, render]}
-    parent_deform: bpy.props.BoolProperty(default=False)  # the object's parent_type was ARMATURE
-    parent_inverse: bpy.props.FloatVectorProperty(size=16)  # and its matrix_parent_inverse, row by row
-    display_saved: bpy.props.StringProperty()  # GPU mode: the display_type it hid ("" when not hidden)
-    stack_input: bpy.props.PointerProperty(type=bpy.types.Object)  # with modifiers above: the helpers
-    stack_offsets: bpy.props.PointerProperty(type=bpy.types.Object)  # (stack.py)
+    method_chosen: bpy.props.BoolProperty(default=False, override=OVERRIDE)  # else Bind follows Preserve Volume
+    bound_method: bpy.props.StringProperty(override=OVERRIDE)
+    bound_group: bpy.props.StringProperty(override=OVERRIDE)
+    modifier_viewport: bpy.props.BoolProperty(default=True, override=OVERRIDE)
+    modifier_render: bpy.props.BoolProperty(default=True, override=OVERRIDE)
+    # the Armature modifier skn stands in for, and its Object, held while bound (suppress)
+    modifier_name: bpy.props.StringProperty(override=OVERRIDE)
+    modifier_object: bpy.props.PointerProperty(type=bpy.types.Object, override=OVERRIDE)
+    multi_saved: bpy.props.StringProperty(override=OVERRIDE)  # JSON: the Multi modifiers skn switched off,
+                                                              # {name: [viewport, render]}
+    parent_deform: bpy.props.BoolProperty(default=False, override=OVERRIDE)  # the object's parent_type was ARMATURE
+    parent_inverse: bpy.props.FloatVectorProperty(size=16, override=OVERRIDE)  # its matrix_parent_inverse, by rows
+    display_saved: bpy.props.StringProperty(override=OVERRIDE)  # GPU mode: the display_type it hid ("" if none)
+    stack_input: bpy.props.PointerProperty(type=bpy.types.Object, override=OVERRIDE)  # the helpers (stack.py):
+    stack_offsets: bpy.props.PointerProperty(type=bpy.types.Object, override=OVERRIDE)  # input, offsets
 
 
 # ---- the "skn" modifier: skn's result into Blender's stack ----
@@ -467,11 +483,30 @@ def rebind(obj, previous_method=None, previous_group=None):
 
 
 def bound_objects():
-    return [o for o in bpy.data.objects if o.type == "MESH" and o.skn.bound]
+    """The bound meshes skn deforms: not those linked from a library saved with them bound, which
+    Blender deforms as the library saved them (not_editable; an editable override of one is skn's)."""
+    return [o for o in bpy.data.objects if o.type == "MESH" and o.skn.bound and not not_editable(o)]
+
+
+def not_editable(obj):
+    """Why Blender keeps `obj` as its library has it ("" where it can be bound): linked from a
+    library, or a Library Override Blender made for another's sake (a system override). Python may
+    change such an object, but the file saves none of it: a binding made there would be gone at the
+    next open. Blender's words, and what to do."""
+    ol = obj.override_library
+    if obj.library is None and (ol is None or not ol.is_system_override):
+        return ""
+    lib = obj.library or ol.reference.library
+    where = f" (linked from {lib.filepath})" if lib is not None else ""
+    return (f"{obj.name}{where}: Cannot edit library linked or non-editable override object: bind an "
+            f"editable Library Override of it (Object > Library Override > Make)")
 
 
 def bind(obj):
     """Binds obj (raises ValueError with the reason, leaving it as it was)."""
+    why = not_editable(obj)
+    if why:
+        raise ValueError(why)
     s = obj.skn
     arm, mod = core.find_armature(obj)
     if arm is None:
@@ -500,6 +535,15 @@ def unbind(obj, keep_shape=False):
     _last_key.pop(obj.name, None)
 
 
+def _editable(op, obj):
+    """An operator's poll: whether obj can be changed in this file, else Blender's words why (shown
+    on the greyed-out button and raised to a script)."""
+    why = not_editable(obj)
+    if why:
+        op.poll_message_set(why)
+    return not why
+
+
 class SKN_OT_bind(bpy.types.Operator):
     """Bind this mesh to its armature with skn"""
     bl_idname, bl_label, bl_options = "skn.bind", "Bind", {"REGISTER", "UNDO"}
@@ -507,7 +551,8 @@ class SKN_OT_bind(bpy.types.Operator):
     @classmethod
     def poll(cls, ctx):
         o = ctx.object
-        return o is not None and o.type == "MESH" and not o.skn.bound and core.find_armature(o)[0] is not None
+        return o is not None and o.type == "MESH" and not o.skn.bound and core.find_armature(o)[0] is not None \
+            and _editable(cls, o)
 
     def execute(self, ctx):
         obj = ctx.object
@@ -526,7 +571,8 @@ class SKN_OT_unbind(bpy.types.Operator):
 
     @classmethod
     def poll(cls, ctx):
-        return ctx.object is not None and ctx.object.type == "MESH" and ctx.object.skn.bound
+        return ctx.object is not None and ctx.object.type == "MESH" and ctx.object.skn.bound and \
+            _editable(cls, ctx.object)
 
     def execute(self, ctx):
         unbind(ctx.object)
@@ -545,10 +591,15 @@ class SKN_OT_apply(bpy.types.Operator):
     def execute(self, ctx):
         obj = ctx.object
         why = ""  # where Blender's own Apply refuses, with its words
-        if stack.mesh_users(obj.data) > 1:  # (the mesh is the other objects' rest too)
+        if obj.override_library is not None or obj.data.override_library is not None:
+            why = "Modifiers cannot be applied on override data"
+        elif stack.mesh_users(obj.data) > 1:  # (the mesh is the other objects' rest too)
             why = "Modifiers cannot be applied to multi-user data"
         elif obj.data.shape_keys is not None:
             why = "Modifier cannot be applied to a mesh with shape keys"
+        elif obj.data.library is not None:  # (Blender's Apply writes it, and the file would not keep it)
+            why = (f"the mesh {obj.data.name} is linked from {obj.data.library.filepath}, and the file would not "
+                   f"keep its applied shape: make it local first (Object > Relations > Make Local)")
         if why:
             obj.skn.error = why
             self.report({"ERROR"}, f"skn: {why}")
@@ -601,9 +652,13 @@ class SKN_PT_panel(bpy.types.Panel):
             row.operator("skn.bind")
         arm, mod = core.find_armature(ctx.object)
         how = "modifier" if mod else "parent"
-        col.label(text=f"{'Bound to' if s.bound else 'Armature'}: {arm.name} ({how})", icon="ARMATURE_DATA")
+        why = not_editable(ctx.object)  # (linked: Blender deforms it as its library saved it, bound or not)
+        col.label(text=f"{'Bound to' if s.bound and not why else 'Armature'}: {arm.name} ({how})",
+                  icon="ARMATURE_DATA")
         if s.error:
             col.label(text=s.error, icon="ERROR")
+        if why:
+            col.label(text=why, icon="LIBRARY_DATA_DIRECT")
 
 
 def _each_bound(fn):
@@ -744,7 +799,7 @@ HANDLERS = ((bpy.app.handlers.frame_change_post, on_frame), (bpy.app.handlers.de
 def register():
     for c in CLASSES:
         bpy.utils.register_class(c)
-    bpy.types.Object.skn = bpy.props.PointerProperty(type=SknSettings)
+    bpy.types.Object.skn = bpy.props.PointerProperty(type=SknSettings, override=OVERRIDE)
     for handlers, fn in HANDLERS:
         handlers.append(fn)
     _draw_handler[0] = bpy.types.SpaceView3D.draw_handler_add(draw_viewport, (), "WINDOW", "POST_VIEW")
