@@ -26,7 +26,8 @@ setting changed after Bind, in a clean factory-startup Blender:
     armature: each deforms as its modifier did, bound or not; Apply refused
     as Blender refuses multi-user data;
   - a character linked from a library: Bind refused with Blender's words,
-    nothing changed; a Library Override of it bound, kept bound through
+    nothing changed; a local object of its mesh bound, Apply refused (the
+    file would not keep the shape); a Library Override of it bound, kept bound through
     save and open, Apply refused as for override data, Unbind and the file
     without the add-on as before Bind; a library saved bound, linked
     (Blender's modifier deforms it) and overridden (skn's).
@@ -294,7 +295,8 @@ def _shown(obj):
 
 def linked_characters(zip_path):
     """A character linked from a library, as studios use them: linked as it is, Bind refused with
-    Blender's words and nothing changed; an editable Library Override bound, kept bound (Dual
+    Blender's words and nothing changed; a local object of its mesh bound, Apply refused (the file
+    would not keep the shape); an editable Library Override bound, kept bound (Dual
     Quaternion, the method) through save and open, Apply refused as Blender refuses override data,
     Unbind giving the modifier back, and the file opened without the add-on as before Bind; a
     library saved with the mesh bound, linked (Blender's modifier deforms it, untouched) and
@@ -316,6 +318,21 @@ def linked_characters(zip_path):
         worst = float(numpy.abs(skn_blender.skin_object(obj, "DQS") - base).max())
         check("... a script's skin_object reads it: the Armature modifier's output", worst < 1e-5,
               f"max {worst:.2e}")
+
+        bpy.ops.wm.read_homefile(use_empty=True)  # a local object of the library's mesh
+        with bpy.data.libraries.load(plain, link=True) as (_, into):
+            into.meshes = ["LibArm"]
+        local = bpy.data.objects.new("LocalArm", into.meshes[0])
+        bpy.context.scene.collection.objects.link(local)
+        local.modifiers.new("Armature", "ARMATURE").object = rig("Local")  # (the groups are the mesh's)
+        before = _shown(local)
+        activate(local)
+        check("a local object of a linked mesh: Bind", bpy.ops.skn.bind() == {"FINISHED"} and
+              numpy.abs(_shown(local) - before).max() < 1e-5)
+        result, report = run(bpy.ops.skn.apply)
+        check("... Apply refused: the file would not keep the applied shape", result == {"CANCELLED"} and
+              "is linked from" in report and "Make Local" in report and local.skn.bound and
+              numpy.abs(_shown(local) - before).max() < 1e-5, report)
 
         obj, shown = _shot(plain, override=True)
         check("a Library Override: Bind", bpy.ops.skn.bind() == {"FINISHED"} and obj.skn.bound and
