@@ -28,7 +28,8 @@ the untouched rest mesh.
     twisted;
   - modifiers above the Armature modifier: Mirror (the vertex groups
     flipped) in an asymmetric pose; Solidify with a keyed thickness and a
-    keyed shape key; one added while bound; Apply with them (Blender's
+    keyed shape key; a Data Transfer giving the weights from a proxy, still
+    or deformed by the armature; one added while bound; Apply with them (Blender's
     result and note); GPU mode; no helper saved or left behind.
 Where Linear and Preserve Volume both apply, Blend too: bound by a group of
 weight 1 on half the vertices and 0 on the others, each must be Preserve
@@ -515,7 +516,8 @@ def modifiers_above():
     an asymmetric pose; Solidify with its thickness keyed over Mirror, with a keyed shape key; a
     modifier added above while bound; Apply (Blender's: the mesh itself, the modifiers above left
     out, with its note); GPU mode; the file saved while bound holds no helper; a
-    duplicate gets its own; Mirror about an Empty with the mesh moved."""
+    duplicate gets its own; Mirror about an Empty with the mesh moved; a Data Transfer of weights from
+    a proxy, still or deformed."""
     bones = [("b.L", (0.3, 0, 0), (1.3, 0, 0), None), ("c.L", (1.3, 0, 0), (2.3, 0, 0), "b.L"),
              ("b.R", (-0.3, 0, 0), (-1.3, 0, 0), None), ("c.R", (-1.3, 0, 0), (-2.3, 0, 0), "b.R")]
     pose = {"b.L": [(1, (0, 0, 0)), (20, (0, 20, 40))], "c.L": [(1, (0, 0, 0)), (20, (30, 0, 50))],
@@ -543,6 +545,27 @@ def modifiers_above():
     obj.location = (0.2, 0.3, 0.0)
     obj.modifiers["Mirror"].mirror_object = plane
     follows("Mirror above, about an Empty, the mesh moved", obj, methods=("LINEAR",))
+
+    # weights from a proxy: a Data Transfer above gives the mesh, which has its groups but no
+    # weight, the proxy's (the helper kept them: Bind found no vertex weighted before); from a proxy
+    # the armature deforms too, Blender transfers them again every frame, from the posed proxy
+    for deformed in (False, True):
+        label = f"a Data Transfer of weights above, from a proxy{' the armature deforms' if deformed else ''}"
+        proxy = tube(f"Proxy{int(deformed)}", 2.0, 0.25, 7, 6)
+        target = tube(f"Weighted by proxy{int(deformed)}", 2.0, 0.25, 21, 12)
+        for o in (proxy, target):
+            for v in o.data.vertices:
+                v.co.x += 0.3
+        weigh_along(proxy, ["b.L", "c.L"], 1.0)
+        if deformed:
+            attach(proxy, arm)
+        for name in ("b.L", "c.L"):
+            target.vertex_groups.new(name=name)
+        transfer = target.modifiers.new("DataTransfer", "DATA_TRANSFER")
+        transfer.object, transfer.use_vert_data = proxy, True
+        transfer.data_types_verts, transfer.vert_mapping = {"VGROUP_WEIGHTS"}, "POLYINTERP_NEAREST"
+        attach(target, arm)
+        follows(label, target, methods=("LINEAR",))
 
     # a modifier above that renders otherwise than the viewport shows it: followed, and the panel says
     obj = mirrored_body("Subdivided above", arm)

@@ -183,6 +183,8 @@ class Binding:
         view = obj if self.source is None else rules.Evaluated(obj, mesh)  # what the readers read
         self.vertex_count = len(mesh.vertices)
         self.groups = rules.vertex_groups(view, self.skeleton) if self.settings.groups else None
+        self.readers = rules.readers_key(obj, above, self._depsgraph()) \
+            if self.source is not None else b""  # what those groups depend on, besides the input (ui._fits)
         self.reference = rules.reference_coordinates(mesh) if self.source is None else rules.coordinates(mesh)
         self.targets = rules.shape_keys(obj) if self.source is None else []  # (the keys: in the input already)
         self.morph = rules.morph_offsets(self.targets, self.vertex_count)
@@ -229,6 +231,11 @@ class Binding:
     def _input_mesh(self):
         from . import stack
         return stack.input_mesh(self.source)
+
+    @staticmethod
+    def _depsgraph():
+        import bpy
+        return bpy.context.evaluated_depsgraph_get()
 
     def input_points(self, values):
         """The coordinates the modifier receives at these shape key values (rules.morphed), kept for

@@ -97,6 +97,41 @@ def modifiers_above(obj, mod):
     return [m for m in mods[:mods.index(mod)] if m.show_viewport or m.show_render]
 
 
+WEIGHT_WRITERS = ("DATA_TRANSFER", "VERTEX_WEIGHT_PROXIMITY", "VERTEX_WEIGHT_EDIT", "VERTEX_WEIGHT_MIX", "NODES")
+
+
+def objects_read(modifiers):
+    """The objects the modifiers that may write vertex groups read (their Object settings, a
+    Geometry Nodes modifier's Object inputs), each once. (A Mirror about an object moves the
+    input, which is compared each frame anyway, and leaves the weights as they are.)"""
+    out = []
+    for m in modifiers:
+        if m.type not in WEIGHT_WRITERS:
+            continue
+        values = [getattr(m, p.identifier) for p in setting_properties(m) if p.type == "POINTER"]
+        values += [m[k] for k in m.keys()] if m.type == "NODES" else []
+        out += [v for v in values if hasattr(v, "matrix_world") and v not in out]
+    return out
+
+
+def readers_key(obj, modifiers, depsgraph):
+    """What the vertex groups the modifiers above give may depend on beyond the mesh and their
+    settings, as bytes (b"" where they read no object): the object's place, and each object's they
+    read, with its evaluated coordinates (a Data Transfer's source, which an armature may deform;
+    a Vertex Weight Proximity's target). The input's coordinates are compared each frame anyway;
+    its weights are read only at a bind, so a change here binds again (ui._fits)."""
+    read = objects_read(modifiers)
+    if not read:
+        return b""
+    key = [matrix(obj.matrix_world).tobytes()]
+    for o in read:
+        e = o.evaluated_get(depsgraph)
+        key.append(matrix(e.matrix_world).tobytes())
+        if e.type == "MESH":
+            key.append(coordinates(e.data).tobytes())
+    return b"".join(key)
+
+
 def above_refusal(mod, above):
     """Why a binding without an input helper (skin_object's) cannot skin a mesh with modifiers above."""
     first = above[0]

@@ -59,18 +59,40 @@ def _copy(src, dst):
 
 
 def in_step(obj, mod, h):
-    """The input helper's modifiers made copies of those above `mod` (when they differ), and its
-    place the object's: a modifier may read it (Mirror's Mirror Object is taken in the object's
-    space, as are a Geometry Nodes modifier's Object Info in Relative mode)."""
+    """The input helper's modifiers made copies of those above `mod` (when they differ), then the
+    keeper, and its place the object's: a modifier may read it (Mirror's Mirror Object is taken in
+    the object's space, as are a Geometry Nodes modifier's Object Info in Relative mode)."""
     if h.matrix_world != obj.matrix_world:
         h.matrix_world = obj.matrix_world.copy()
     above = rules.modifiers_above(obj, mod)
     want = [(m.name, rules.modifier_settings(m)) for m in above]
-    if [(m.name, rules.modifier_settings(m)) for m in h.modifiers] == want:
+    keeper = _keeper_group(obj)
+    have = [m for m in h.modifiers if m.name != KEEPER]
+    kept = h.modifiers.get(KEEPER)
+    if [(m.name, rules.modifier_settings(m)) for m in have] == want and len(have) + (keeper is not None) == \
+            len(h.modifiers) and (keeper is None or (kept is not None and kept.vertex_group == keeper)):
         return
     h.modifiers.clear()
     for m in above:
         _copy(m, h.modifiers.new(m.name, m.type))
+    if keeper is not None:
+        k = h.modifiers.new(KEEPER, "DISPLACE")
+        k.strength, k.vertex_group = 0.0, keeper
+
+
+KEEPER = "skn keeps the vertex groups"  # the input helper's last modifier (in_step)
+
+
+def _keeper_group(obj):
+    """The vertex group the keeper names (None where the mesh has none, and no weights to keep).
+
+    The keeper is a Displace of strength 0, which moves nothing, on a vertex group: a modifier
+    that reads vertex groups, so that Blender keeps them in the helper's evaluated mesh. Blender
+    evaluates an object that is in no view layer (the helper) with only the data the objects that
+    read it ask for, and Object Info asks for none: weights a modifier above makes where the mesh
+    has none, as a Data Transfer from a weight proxy does, were left out, and Bind found no vertex
+    weighted. Weights the mesh itself stores survive either way."""
+    return obj.vertex_groups[0].name if len(obj.vertex_groups) else None
 
 
 def ensure(obj, mod):

@@ -395,12 +395,15 @@ def make_binding(obj, bare=False):
 
 def _fits(obj, b):
     """Whether b reads the object's input helper (none without modifiers above) and that still
-    gives the vertices b was bound with."""
+    gives the vertices b was bound with, weighted as then (the objects the modifiers above read
+    as they were: rules.readers_key)."""
     h = stack.helpers(obj)[0]
     if h is None or b.source is None:
         return h is None and b.source is None
     try:
-        return b.source == h and len(stack.input_mesh(h).vertices) == b.vertex_count
+        return b.source == h and len(stack.input_mesh(h).vertices) == b.vertex_count and b.readers == \
+            core.rules.readers_key(obj, core.rules.modifiers_above(obj, core.find_armature(obj)[1]),
+                                   bpy.context.evaluated_depsgraph_get())
     except ReferenceError:  # (a helper removed under it: an undo)
         return False
 
