@@ -17,7 +17,8 @@ setting changed after Bind, in a clean factory-startup Blender:
   - what a user does to a bound mesh, each beside a twin the Armature
     modifier deforms and given the same change: an Edit Mode edit reaches
     the rest mesh; weights changed, in Weight Paint mode too; a shape key
-    added and changed; the mesh subdivided, vertices deleted, a mesh joined
+    added and changed; bones renamed (their groups renamed with them, as
+    Blender does for the modifier's meshes); the mesh subdivided, vertices deleted, a mesh joined
     in — each shows at once, the two meshes alike; Apply refuses a mesh with
     shape keys with Blender's words, and applies the pose to one without;
     all of it again with a Mirror modifier above the Armature modifier
@@ -509,6 +510,26 @@ def workflows(mirror=False):
     arm.data.edit_bones["fore"].tail.x += 0.3
     bpy.ops.object.mode_set(mode="OBJECT")
     alike("the armature edited while bound: shown at once")
+
+    def renamed(label):  # Blender renames the twin's group with its bone; skn, the bound mesh's
+        alike(label)
+        check(("Mirror above: " if mirror else "") + label + ": the groups' names are the twin's",
+              [g.name for g in obj.vertex_groups] == [g.name for g in twin.vertex_groups],
+              f"{[g.name for g in obj.vertex_groups]} {[g.name for g in twin.vertex_groups]}")
+
+    arm.data.bones["fore"].name = "forearm"
+    renamed("a bone renamed while bound")
+    activate(arm)
+    bpy.ops.object.mode_set(mode="EDIT")
+    arm.data.edit_bones["forearm"].name = "fore"
+    bpy.context.view_layer.update()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    renamed("a bone renamed in Edit Mode while bound")
+    for _ in range(2):  # two bones swap names, between two updates (and back)
+        bones = arm.data.bones
+        bones["upper"].name, bones["fore"].name = "swapping", "upper"
+        bones["swapping"].name = "fore"
+        renamed("two bones' names swapped while bound")
 
     activate(obj)
     before = evaluated(obj)

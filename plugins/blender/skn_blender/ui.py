@@ -64,6 +64,7 @@ _saving = [False]    # between save_pre and save_post the armature deforms as sa
 _rendering = [False]  # between render_init and render_complete/cancel GPU mode skins on the CPU
 _draw_handler = [None]
 _draw_failures = {}  # object name -> (binding, why): the shader failed to draw that binding
+_bone_ids = {}  # armature (data) name -> its bones' identities at the last update (follow_renames)
 OVERRIDE = {"LIBRARY_OVERRIDABLE"}  # skn's settings, kept by a Library Override (SknSettings)
 
 
@@ -522,6 +523,7 @@ def bind(obj):
         remove_transport(obj)
         raise
     suppress(obj)
+    follow_renames(arm)  # (a look at its bones: renames are followed from now on)
     s.bound, s.bound_method, s.bound_group, s.error = True, s.method, s.blend_group, _bindings[obj.name].render_note
     apply_mode(obj)
 
@@ -689,6 +691,35 @@ def edited_meshes(depsgraph):
     return out
 
 
+def _bone_ids_of(arm):
+    """(in Edit Mode, {bone pointer: name}): the bones by an identity a rename keeps (Edit Mode's
+    edit bones while it lasts; leaving it makes new bones, under the same names)."""
+    edit = arm.mode == "EDIT"
+    return edit, {b.as_pointer(): b.name for b in (arm.data.edit_bones if edit else arm.data.bones)}
+
+
+def follow_renames(arm):
+    """Renames the vertex groups of the meshes bound to `arm` after its renamed bones, as Blender
+    does for the meshes an Armature modifier (or an Armature Deform parent) ties to it. Blender
+    does not for a bound one, whose modifier's Object skn holds (suppress): its weights would stay
+    under the old name, out of skn's binding at once and out of the modifier's at Unbind. A rename
+    is found by the bone's identity between two updates (the first only takes a look)."""
+    now = _bone_ids_of(arm)
+    before = _bone_ids.get(arm.data.name)
+    _bone_ids[arm.data.name] = now
+    if before is None or before[0] != now[0]:
+        return
+    renamed = [(before[1][p], name) for p, name in now[1].items() if p in before[1] and before[1][p] != name]
+    for obj in bound_objects() if renamed else ():
+        if core.find_armature(obj)[0] != arm:
+            continue
+        moved = [(obj.vertex_groups[old], new) for old, new in renamed if old in obj.vertex_groups]
+        for g, _ in moved:  # through names no group has, so that bones that swapped names swap groups
+            g.name = f"skn renaming {g.index}"
+        for g, new in moved:
+            g.name = new
+
+
 def forget(obj):
     """The binding made again from the object at its next refresh."""
     _bindings.pop(obj.name, None)
@@ -709,6 +740,10 @@ def on_update(scene, depsgraph=None):
         return
     edited = edited_meshes(depsgraph) - {("MESH", name) for name in _own_changes}
     _own_changes.clear()  # (those skn makes now are reported in the next update)
+    armatures = {core.find_armature(o)[0] for o in bound_objects()} - {None}
+    for arm in armatures:
+        if ("ARMATURE", arm.data.name) in edited or arm.data.name not in _bone_ids:
+            follow_renames(arm)
 
     def one(obj):
         take_over(obj)
@@ -783,6 +818,7 @@ def after_load(*_):
     _bindings.clear()
     _last_key.clear()
     _own_changes.clear()
+    _bone_ids.clear()
     _saving[0] = False
     _each_bound(take_over)
 
