@@ -16,7 +16,9 @@ setting changed after Bind, in a clean factory-startup Blender:
   - skin_object takes names in any case and a blend group;
   - what a user does to a bound mesh, each beside a twin the Armature
     modifier deforms and given the same change: an Edit Mode edit reaches
-    the rest mesh; weights changed, in Weight Paint mode too; a shape key
+    the rest mesh; weights changed, in Weight Paint mode too (the armature
+    selected: Pose Mode and the Armature modifier while painting, as Blender
+    does, so that its weight tools find the deform bones); a shape key
     added and changed; bones renamed (their groups renamed with them, as
     Blender does for the modifier's meshes); the mesh subdivided, vertices deleted, a mesh joined
     in — each shows at once, the two meshes alike; Apply refuses a mesh with
@@ -488,6 +490,23 @@ def workflows(mirror=False):
         bpy.context.view_layer.update()
         bpy.ops.object.mode_set(mode="OBJECT")
     alike("weights smoothed in Weight Paint mode: shown at once")
+    painted = []
+    for o in (obj, twin):  # Weight Paint with the armature selected: Blender's tools find the armature
+        activate(o)
+        arm.select_set(True)
+        bpy.ops.paint.weight_paint_toggle()
+        mod = o.modifiers["Armature"]
+        painted.append((arm.mode, mod.show_viewport and mod.object == arm and "skn" not in o.modifiers))
+        bpy.ops.object.vertex_group_limit_total(group_select_mode="BONE_DEFORM", limit=1)  # (a Deform Pose
+        bpy.ops.paint.weight_paint_toggle()                                               # Bones subset)
+        arm.select_set(False)
+    check(("Mirror above: " if mirror else "") + "Weight Paint with the armature selected: the armature in Pose "
+          "Mode and the modifier deforming the mesh while it is painted, as the twin's",
+          painted[0] == painted[1] == ("POSE", True) and obj.skn.bound and arm.mode == "OBJECT", str(painted))
+    check(("Mirror above: " if mirror else "") + "... skn deforms it again after",
+          "skn" in obj.modifiers and not obj.modifiers["Armature"].show_viewport and
+          obj.modifiers["Armature"].object is None)
+    alike("Limit Total of the deform bones' groups, in Weight Paint mode: shown at once")
 
     for o in (obj, twin):  # a shape key added while bound, then its value changed
         o.shape_key_add(name="Basis")

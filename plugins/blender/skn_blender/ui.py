@@ -270,7 +270,9 @@ def deform_active(obj):
 
 
 def take_over(obj):
-    """A bound object whose armature deforms it again: skn's once more."""
+    """A bound object whose armature deforms it again: skn's once more (not while it is painted)."""
+    if painting(obj):
+        return
     if deform_active(obj) or transport(obj) is None:
         suppress(obj)
         apply_mode(obj)
@@ -299,12 +301,33 @@ def give_back(obj):
     show_draw(obj)
 
 
+# ---- Weight Paint: the Armature modifier deforms the mesh while it is painted ----
+
+def painting(obj):
+    return obj.mode == "WEIGHT_PAINT"
+
+
+def hand_over_for_paint(obj):
+    """Weight Paint mode: the Armature modifier, its Object given back, deforms the mesh while it
+    is painted, so that the weight paint tools work as Blender's. They find the armature through
+    the modifier, which skn holds otherwise: clicking a bone picks its group, Auto Normalize and
+    the Deform Pose Bones subsets (Limit Total, Clean, ...) know the deform bones. Blender puts a
+    selected armature in Pose Mode as Weight Paint starts, looking for it before skn could give
+    it back: done here. Leaving Weight Paint, skn deforms the mesh again, by the new weights."""
+    give_back(obj)
+    forget(obj)
+    arm = core.find_armature(obj)[0]
+    if arm is not None and arm.mode != "POSE" and arm.name in bpy.context.view_layer.objects and arm.select_get():
+        with bpy.context.temp_override(active_object=arm, object=arm, selected_objects=[arm]):
+            bpy.ops.object.posemode_toggle()
+
+
 # ---- GPU mode: Blender's own draw of the object, hidden while the shader draws it ----
 
 def gpu_drawn(obj):
     """Whether the viewport shader draws obj now (GPU mode, no render running, and a binding the
     shader can draw as the modifier would)."""
-    if not (obj.skn.bound and obj.skn.mode == "GPU" and not _rendering[0]):
+    if not (obj.skn.bound and obj.skn.mode == "GPU" and not _rendering[0]) or painting(obj):
         return False
     return not gpu_refusal(obj, _bindings.get(obj.name))
 
@@ -424,9 +447,10 @@ def binding(obj):
 
 def refresh(obj, force=False, cpu=False):
     """Writes the offsets of a bound, live object where its frame changed; not where the shader
-    draws it (unless `cpu`: Apply), nor in Edit Mode (the mesh is Blender's edit copy then).
+    draws it (unless `cpu`: Apply), nor in Edit Mode (the mesh is Blender's edit copy then) or
+    Weight Paint mode (the modifier deforms it: hand_over_for_paint).
     A setup skn can no longer take over gives the modifier back, saying why."""
-    if obj is None or not obj.skn.bound or _busy[0] or obj.mode == "EDIT":
+    if obj is None or not obj.skn.bound or _busy[0] or obj.mode == "EDIT" or painting(obj):
         return None
     arm, mod = core.find_armature(obj)
     if arm is None:
@@ -596,7 +620,9 @@ class SKN_OT_apply(bpy.types.Operator):
     def execute(self, ctx):
         obj = ctx.object
         why = ""  # where Blender's own Apply refuses, with its words
-        if obj.override_library is not None or obj.data.override_library is not None:
+        if painting(obj):
+            why = "leave Weight Paint mode first: the Armature modifier deforms the mesh while it is painted"
+        elif obj.override_library is not None or obj.data.override_library is not None:
             why = "Modifiers cannot be applied on override data"
         elif stack.mesh_users(obj.data) > 1:  # (the mesh is the other objects' rest too)
             why = "Modifiers cannot be applied to multi-user data"
@@ -662,6 +688,8 @@ class SKN_PT_panel(bpy.types.Panel):
                   icon="ARMATURE_DATA")
         if s.error:
             col.label(text=s.error, icon="ERROR")
+        if s.bound and painting(ctx.object):
+            col.label(text="Weight Paint: the Armature modifier deforms it while you paint", icon="WPAINT_HLT")
         if why:
             col.label(text=why, icon="LIBRARY_DATA_DIRECT")
 
@@ -746,6 +774,11 @@ def on_update(scene, depsgraph=None):
             follow_renames(arm)
 
     def one(obj):
+        if painting(obj):  # the modifier deforms it while it is painted; the weights read after
+            if not deform_active(obj):
+                hand_over_for_paint(obj)
+            forget(obj)
+            return
         take_over(obj)
         if ("MESH", obj.data.name) in edited:
             if obj.mode != "EDIT":
