@@ -28,6 +28,8 @@ setting changed after Bind, in a clean factory-startup Blender:
   - a mesh shared by two objects (a linked duplicate), each with its own
     armature: each deforms as its modifier did, bound or not; Apply refused
     as Blender refuses multi-user data;
+  - GPU mode with other objects reading the mesh (a vertex parent, a
+    Surface Deform, a Shrinkwrap constraint): skinned on the CPU, saying so;
   - a character linked from a library: Bind refused with Blender's words,
     nothing changed; a local object of its mesh bound, Apply refused (the
     file would not keep the shape); a Library Override of it bound, kept bound through
@@ -380,6 +382,60 @@ def linked_characters(zip_path):
               f"max {worst:.2e}")
 
 
+def gpu_mode_readers(addon):
+    """GPU mode leaves the mesh at rest for Blender: where something outside it reads its deformed
+    mesh (an earring parented to its vertices, clothes with a Surface Deform on it, an Empty
+    shrinkwrapped to it), GPU mode skins it on the CPU, naming the reader, so that the reader
+    follows as with the modifier; without readers the shader draws it again."""
+    scene = bpy.context.scene
+    arm = rig("Readers")
+    body = mesh("ReadersBody", arm)
+    earring = bpy.data.objects.new("Earring", None)
+    earring.parent, earring.parent_type, earring.parent_vertices = body, "VERTEX_3", (200, 201, 213)
+    cloth = arm_mesh("Sleeve", arm, 11, 12, groups=("none", "none either"))
+    cloth.modifiers.remove(cloth.modifiers["Armature"])
+    for v in cloth.data.vertices:
+        v.co.y, v.co.z = v.co.y * 1.2, v.co.z * 1.2
+    pin = bpy.data.objects.new("Pin", None)
+    pin.location = (1.5, 0.0, 0.6)
+    pin.constraints.new("SHRINKWRAP").target = body
+    for o in (earring, pin):
+        scene.collection.objects.link(o)
+    surface = cloth.modifiers.new("SurfaceDeform", "SURFACE_DEFORM")
+    surface.target = body
+    scene.frame_set(1)
+    with bpy.context.temp_override(object=cloth, active_object=cloth):
+        bpy.ops.object.surfacedeform_bind(modifier=surface.name)
+
+    def shown():
+        bpy.context.view_layer.update()
+        return (numpy.array(earring.matrix_world), world(cloth, evaluated(cloth)), numpy.array(pin.matrix_world))
+
+    scene.frame_set(10)
+    want = shown()
+    scene.frame_set(1)
+    activate(body)
+    body.skn.mode = "GPU"
+    bpy.ops.skn.bind()
+    scene.frame_set(10)
+    got = shown()
+    worst = max(float(numpy.abs(g - w).max()) for g, w in zip(got, want))
+    check("GPU mode, read by others: skinned on the CPU, the panel naming them",
+          not addon.ui.gpu_drawn(body) and body.skn.error.startswith("GPU mode leaves the mesh at rest") and
+          "Earring (parented to its vertices) and 2 more read it" in body.skn.error, body.skn.error)
+    readers = addon.ui.geometry_readers(body)
+    check("... every reader found: the earring, the clothes' Surface Deform, the Empty's Shrinkwrap",
+          readers == ["Earring (parented to its vertices)", 'Pin\'s "Shrinkwrap" constraint',
+                      'Sleeve\'s "SurfaceDeform" modifier'], str(readers))  # (by the readers' names)
+    check("... and they follow it as with the modifier", worst < 1e-5, f"max {worst:.2e}")
+    for o in (earring, cloth, pin):
+        bpy.data.objects.remove(o)
+    bpy.context.view_layer.update()
+    check("... read by none: the shader draws it again", addon.ui.gpu_drawn(body) and not body.skn.error,
+          body.skn.error)
+    bpy.ops.skn.unbind()
+
+
 def shared_mesh():
     """One mesh, two objects (a linked duplicate, Alt+D), each with its own Armature modifier and
     armature: each bound deforms as its modifier did, the other untouched, Bound or not; Apply
@@ -619,6 +675,7 @@ def main():
     preserve_volume_default(skn_blender)
     skin_object_names(skn_blender, obj)
     shared_mesh()
+    gpu_mode_readers(skn_blender)
     workflows()
     workflows(mirror=True)
     saved_while_bound(zip_path)

@@ -65,6 +65,8 @@ _rendering = [False]  # between render_init and render_complete/cancel GPU mode 
 _draw_handler = [None]
 _draw_failures = {}  # object name -> (binding, why): the shader failed to draw that binding
 _bone_ids = {}  # armature (data) name -> its bones' identities at the last update (follow_renames)
+_readers = {}  # object name -> (generation, what reads its deformed mesh): geometry_readers
+_generation = [0]  # counts on_update's calls: a change anywhere may add or remove a reader
 OVERRIDE = {"LIBRARY_OVERRIDABLE"}  # skn's settings, kept by a Library Override (SknSettings)
 
 
@@ -345,7 +347,47 @@ def gpu_refusal(obj, b):
     if not why and below:
         why = (f'GPU mode draws the mesh without the modifiers below the armature\'s ("{below[0]}"'
                f'{" and more" if len(below) > 1 else ""}): skinned on the CPU')
+    readers = geometry_readers(obj)
+    if not why and readers:
+        more = f" and {len(readers) - 1} more" if len(readers) > 1 else ""
+        why = (f"GPU mode leaves the mesh at rest for Blender, and {readers[0]}{more} read{'' if more else 's'} "
+               f"it: skinned on the CPU")
     return why
+
+
+# Modifiers that read the Object a setting names as a mesh (its evaluated vertices), by setting
+GEOMETRY_SETTINGS = {"SURFACE_DEFORM": ("target",), "SHRINKWRAP": ("target", "auxiliary_target"),
+                     "MESH_DEFORM": ("object",), "DATA_TRANSFER": ("object",), "BOOLEAN": ("object",),
+                     "ARRAY": ("start_cap", "end_cap"), "PARTICLE_INSTANCE": ("object",),
+                     "VERTEX_WEIGHT_PROXIMITY": ("target",)}
+
+
+def geometry_readers(obj):
+    """What outside obj reads its deformed mesh, in the panel's words: objects parented to its
+    vertices; other objects' modifiers that take it as a mesh (GEOMETRY_SETTINGS, a Geometry Nodes
+    modifier's Object input); constraints on objects or bones that target its vertex groups or its
+    surface (Shrinkwrap). GPU mode leaves the mesh at rest for Blender, so these would read the
+    rest (a vertex-parented earring left where the rest puts it, 0.98 off on the tests' arm).
+    Found among the IDs that use obj (bpy.data.user_map), once per update (on_update)."""
+    seen = _readers.get(obj.name)
+    if seen is not None and seen[0] == _generation[0]:
+        return seen[1]
+    out = []
+    for user in sorted(bpy.data.user_map(subset=[obj]).get(obj, ()), key=lambda u: u.name):  # (a set)
+        if not isinstance(user, bpy.types.Object) or user == obj or user.get(stack.OWNER) is not None:
+            continue
+        if user.parent == obj and user.parent_type in ("VERTEX", "VERTEX_3"):
+            out.append(f"{user.name} (parented to its vertices)")
+        for m in user.modifiers:
+            if any(getattr(m, name, None) == obj for name in GEOMETRY_SETTINGS.get(m.type, ())) or \
+                    (m.type == "NODES" and any(m[k] == obj for k in m.keys())):
+                out.append(f'{user.name}\'s "{m.name}" modifier')
+        bones = [(f"{user.name}'s bone {pb.name}", pb.constraints) for pb in user.pose.bones] if user.pose else []
+        for owner, constraints in [(user.name, user.constraints)] + bones:
+            out += [f'{owner}\'s "{c.name}" constraint' for c in constraints if getattr(c, "target", None) == obj
+                    and (c.type == "SHRINKWRAP" or getattr(c, "subtarget", ""))]
+    _readers[obj.name] = (_generation[0], out)
+    return out
 
 
 def hide_draw(obj):
@@ -766,6 +808,7 @@ def on_update(scene, depsgraph=None):
     edited, keys changed, topology) is bound again from it, its settings kept."""
     if _saving[0]:
         return
+    _generation[0] += 1
     edited = edited_meshes(depsgraph) - {("MESH", name) for name in _own_changes}
     _own_changes.clear()  # (those skn makes now are reported in the next update)
     armatures = {core.find_armature(o)[0] for o in bound_objects()} - {None}
