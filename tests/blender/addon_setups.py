@@ -28,6 +28,8 @@ setting changed after Bind, in a clean factory-startup Blender:
   - a mesh shared by two objects (a linked duplicate), each with its own
     armature: each deforms as its modifier did, bound or not; Apply refused
     as Blender refuses multi-user data;
+  - the Armature modifier off in the viewport or in renders: skn's shows
+    where it did, and Unbind gives the toggles back;
   - GPU mode with other objects reading the mesh (a vertex parent, a
     Surface Deform, a Shrinkwrap constraint): skinned on the CPU, saying so;
   - a character linked from a library: Bind refused with Blender's words,
@@ -436,6 +438,37 @@ def gpu_mode_readers(addon):
     bpy.ops.skn.unbind()
 
 
+def modifier_toggles():
+    """The Armature modifier off in the viewport (on in renders), and the other way round: skn's
+    deformation shows where the modifier's did (its "skn" modifier's eyes set so), and Unbind gives
+    the toggles back."""
+    scene = bpy.context.scene
+    arm = rig("Toggles")
+    for viewport, render in ((False, True), (True, False)):
+        obj = mesh(f"Toggles{int(viewport)}{int(render)}", arm)
+        mod = obj.modifiers["Armature"]
+        mod.show_viewport, mod.show_render = viewport, render
+        scene.frame_set(10)
+        want = evaluated(obj)
+        scene.frame_set(1)
+        activate(obj)
+        bpy.ops.skn.bind()
+        scene.frame_set(10)
+        worst = float(numpy.abs(evaluated(obj) - want).max())
+        skn_mod = obj.modifiers["skn"]
+        label = f"the modifier {'on' if viewport else 'off'} in the viewport, {'on' if render else 'off'} in renders"
+        check(f"{label}: bound, the viewport shows what it showed, skn's modifier on and off alike",
+              obj.skn.bound and worst < 1e-5 and (skn_mod.show_viewport, skn_mod.show_render) == (viewport, render),
+              f"max {worst:.2e} {(skn_mod.show_viewport, skn_mod.show_render)}")
+        obj.skn.mode = "GPU"  # the shader draws only where the viewport showed the deformation
+        bpy.context.view_layer.update()
+        check(f"{label}: GPU mode draws it with the shader only where the viewport deformed it",
+              (obj.display_type == "BOUNDS") == viewport and
+              (viewport or numpy.abs(evaluated(obj) - want).max() < 1e-5), obj.display_type)
+        bpy.ops.skn.unbind()
+        check(f"{label}: Unbind gives the toggles back", (mod.show_viewport, mod.show_render) == (viewport, render))
+
+
 def shared_mesh():
     """One mesh, two objects (a linked duplicate, Alt+D), each with its own Armature modifier and
     armature: each bound deforms as its modifier did, the other untouched, Bound or not; Apply
@@ -675,6 +708,7 @@ def main():
     preserve_volume_default(skn_blender)
     skin_object_names(skn_blender, obj)
     shared_mesh()
+    modifier_toggles()
     gpu_mode_readers(skn_blender)
     workflows()
     workflows(mirror=True)

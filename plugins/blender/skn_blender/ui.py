@@ -185,6 +185,7 @@ def add_transport(obj, armature_mod):
     if mod is None:
         mod = obj.modifiers.new(MODIFIER, "NODES")
         mod.node_group = group
+        mod.show_viewport, mod.show_render = obj.skn.modifier_viewport, obj.skn.modifier_render  # the modifier's
         index = list(obj.modifiers).index(armature_mod) + 1 if armature_mod is not None else 0
         if index != len(obj.modifiers) - 1:
             with bpy.context.temp_override(object=obj):
@@ -329,7 +330,8 @@ def hand_over_for_paint(obj):
 def gpu_drawn(obj):
     """Whether the viewport shader draws obj now (GPU mode, no render running, and a binding the
     shader can draw as the modifier would)."""
-    if not (obj.skn.bound and obj.skn.mode == "GPU" and not _rendering[0]) or painting(obj):
+    if not (obj.skn.bound and obj.skn.mode == "GPU" and not _rendering[0]) or painting(obj) or \
+            not obj.skn.modifier_viewport:  # (the user's modifier off in the viewport: nothing deformed drawn)
         return False
     return not gpu_refusal(obj, _bindings.get(obj.name))
 
@@ -426,8 +428,8 @@ def apply_mode(obj):
             _own_changes.add(obj.data.name)  # (only for a change: a mark Blender never reports would hide an edit)
         hide_draw(obj)
     else:
-        if mod is not None and not mod.show_viewport:
-            mod.show_viewport = True
+        if mod is not None and mod.show_viewport != s.modifier_viewport:  # (as the user had the modifier's)
+            mod.show_viewport = s.modifier_viewport
             _own_changes.add(obj.data.name)
         show_draw(obj)
         refresh(obj, force=True)
@@ -588,6 +590,8 @@ def bind(obj):
     except Exception:  # as it was: no "skn" modifier, no helpers (make_binding's, with modifiers above)
         remove_transport(obj)
         raise
+    if mod is not None:  # where the user shows the deformation, skn's shows (its "skn" modifier's eyes)
+        s.modifier_viewport, s.modifier_render = mod.show_viewport, mod.show_render
     suppress(obj)
     follow_renames(arm)  # (a look at its bones: renames are followed from now on)
     s.bound, s.bound_method, s.bound_group, s.error = True, s.method, s.blend_group, _bindings[obj.name].render_note
