@@ -40,6 +40,23 @@ def premat(obj, arm):
     return numpy.linalg.inv(matrix(arm.matrix_world)) @ matrix(obj.matrix_world)
 
 
+class Seen:
+    """A bound object as a depsgraph evaluated it, for a frame's reads: its place and its shape
+    keys' values (the evaluated Key), everything else the original's. Blender copies what the
+    viewport's depsgraph evaluates back to the original objects, not what a render's does, and a
+    render evaluates frames of its own (an animation rendered while the viewport shows another
+    frame, or from the command line): read from the original, the render showed the viewport's
+    pose. Pass the armature as arm.evaluated_get(depsgraph) beside it."""
+
+    def __init__(self, obj, depsgraph):
+        self._original, self.matrix_world = obj, obj.evaluated_get(depsgraph).matrix_world
+        key = obj.data.shape_keys
+        self.seen_key = key.evaluated_get(depsgraph) if key is not None else None
+
+    def __getattr__(self, name):
+        return getattr(self._original, name)
+
+
 def dqs_scale(kind):
     """The split of scale from rotation Blender's Preserve Volume makes (skn's KEEP_Y) for the
     dual-quaternion methods; LBS ignores it."""
@@ -161,6 +178,7 @@ class Binding:
     instead, the modifiers above left out (what Blender's Apply deforms when they are there)."""
 
     def __init__(self, obj, blend_group=None, centers=False, normals=False, part=None, source=None, bare=False):
+        self.depsgraph = None  # a render's, for the frame it evaluates (Seen); None: the viewport's
         arm, mod = find_armature(obj) if part is None else part
         if arm is None:
             raise ValueError(f"{obj.name} has no armature to follow (an Armature modifier or an armature parent)")
@@ -230,7 +248,7 @@ class Binding:
 
     def _input_mesh(self):
         from . import stack
-        return stack.input_mesh(self.source)
+        return stack.input_mesh(self.source, self.depsgraph)
 
     @staticmethod
     def _depsgraph():

@@ -315,8 +315,9 @@ def morphed(reference, offsets, values):
 
 def shape_key_values(obj, key=None):
     """Each morph target's weight now, in shape_keys' order: the key's value, 0 where muted; with
-    the object's Shape Key Lock, the active key alone at 1. `key`: the evaluated Key, if any."""
-    key = key or obj.data.shape_keys
+    the object's Shape Key Lock, the active key alone at 1. `key`: the evaluated Key, if any (a
+    core.Seen object brings its depsgraph's)."""
+    key = key or getattr(obj, "seen_key", None) or obj.data.shape_keys
     if key is None or len(key.key_blocks) < 2:
         return numpy.zeros(0, numpy.float32)
     blocks = [b for b in key.key_blocks if b.name != key.reference_key.name]

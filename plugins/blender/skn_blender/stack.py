@@ -132,9 +132,10 @@ def remove(obj):
     obj.skn.stack_input = obj.skn.stack_offsets = None
 
 
-def input_mesh(h):
-    """The input helper's evaluated mesh (the viewport's): the mesh as the Armature modifier receives it."""
-    return h.evaluated_get(bpy.context.evaluated_depsgraph_get()).data
+def input_mesh(h, depsgraph=None):
+    """The input helper's evaluated mesh (the viewport's, or `depsgraph`'s: a render's): the mesh as
+    the Armature modifier receives it."""
+    return h.evaluated_get(depsgraph or bpy.context.evaluated_depsgraph_get()).data
 
 
 def write(o, offsets):

@@ -489,10 +489,11 @@ def binding(obj):
     return b
 
 
-def refresh(obj, force=False, cpu=False):
+def refresh(obj, force=False, cpu=False, depsgraph=None):
     """Writes the offsets of a bound, live object where its frame changed; not where the shader
     draws it (unless `cpu`: Apply), nor in Edit Mode (the mesh is Blender's edit copy then) or
-    Weight Paint mode (the modifier deforms it: hand_over_for_paint).
+    Weight Paint mode (the modifier deforms it: hand_over_for_paint). `depsgraph`: a render's,
+    whose frame is read from what it evaluated (core.Seen), not from the original objects.
     A setup skn can no longer take over gives the modifier back, saying why."""
     if obj is None or not obj.skn.bound or _busy[0] or obj.mode == "EDIT" or painting(obj):
         return None
@@ -514,11 +515,17 @@ def refresh(obj, force=False, cpu=False):
             raise core.Unsupported(f"{obj.name}: " + "; ".join(why))
         keep_stack(obj, mod)
         b = binding(obj)
-        posed = b.posed(arm)
-        key = b.frame_key(obj, arm, posed) + obj.skn.method.encode()
-        if not force and _last_key.get(obj.name) == key and not cpu:
-            return None
-        deformed, given = b.deform(obj, arm, obj.skn.method, posed)
+        render = depsgraph if depsgraph is not None and depsgraph.mode == "RENDER" else None
+        seen, arm = (core.Seen(obj, render), arm.evaluated_get(render)) if render else (obj, arm)
+        b.depsgraph = render
+        try:
+            posed = b.posed(arm)
+            key = b.frame_key(seen, arm, posed) + obj.skn.method.encode()
+            if not force and _last_key.get(obj.name) == key and not cpu:
+                return None
+            deformed, given = b.deform(seen, arm, obj.skn.method, posed, depsgraph=render)
+        finally:
+            b.depsgraph = None
         stack.write(stack.helpers(obj)[1], deformed - given)
         _last_key[obj.name] = key
         return deformed
@@ -802,8 +809,8 @@ def forget(obj):
 
 @bpy.app.handlers.persistent
 def on_frame(scene, depsgraph=None):
-    if not _saving[0]:
-        _each_bound(lambda obj: (take_over(obj), obj.skn.live and refresh(obj)))
+    if not _saving[0]:  # (a render's frame: its depsgraph's, which the original objects do not show)
+        _each_bound(lambda obj: (take_over(obj), obj.skn.live and refresh(obj, depsgraph=depsgraph)))
 
 
 @bpy.app.handlers.persistent
