@@ -6,7 +6,8 @@ setting changed after Bind, in a clean factory-startup Blender:
   - the method changed after Bind (to Centers of Rotation, to Blend) rebuilds
     the binding; Blend without a group is refused with the reason in the
     panel and the method set back; a new blend group rebinds;
-  - Bind follows the modifier's Preserve Volume until the user picks a method;
+  - Bind follows the modifier's Preserve Volume until the user picks a method,
+    and so does a bound mesh when it is switched;
   - Bind of Blend without a group, or of a mesh without deform groups, is
     cancelled with Blender's report and leaves the mesh as it was;
   - a file saved while bound, opened without the add-on, has its Armature
@@ -175,6 +176,19 @@ def preserve_volume_default(addon):
     scene.frame_set(10)
     check("Bind follows Preserve Volume: Dual Quaternion", obj.skn.method == "DQS")
     check("and deforms as the modifier with it", numpy.abs(evaluated(obj) - want).max() < 1e-5)
+    for volume in (False, True):  # switched while bound: followed, as the modifier would deform
+        obj.modifiers["Armature"].use_deform_preserve_volume = volume
+        bpy.ops.skn.unbind()
+        want = evaluated(obj)
+        bpy.ops.skn.bind()
+        obj.modifiers["Armature"].use_deform_preserve_volume = not volume
+        bpy.context.view_layer.update()
+        obj.modifiers["Armature"].use_deform_preserve_volume = volume
+        bpy.context.view_layer.update()
+        worst = float(numpy.abs(evaluated(obj) - want).max())
+        check(f"Preserve Volume switched {'off' if not volume else 'on'} while bound: followed",
+              obj.skn.method == ("DQS" if volume else "LINEAR") and not obj.skn.method_chosen and worst < 1e-5,
+              f"{obj.skn.method} max {worst:.2e}")
     bpy.ops.skn.unbind()
     other = mesh("Chosen", arm)
     other.modifiers["Armature"].use_deform_preserve_volume = True
@@ -182,6 +196,11 @@ def preserve_volume_default(addon):
     activate(other)
     bpy.ops.skn.bind()
     check("a method the user chose is kept", other.skn.method == "LINEAR")
+    other.modifiers["Armature"].use_deform_preserve_volume = False
+    bpy.context.view_layer.update()
+    other.modifiers["Armature"].use_deform_preserve_volume = True
+    bpy.context.view_layer.update()
+    check("... when Preserve Volume is switched while bound too", other.skn.method == "LINEAR")
     bpy.ops.skn.unbind()
 
 

@@ -845,9 +845,23 @@ def on_update(scene, depsgraph=None):
             forget(obj)  # bones edited, or their envelopes or B-Bone shape (the Multi modifiers' armatures too)
         if obj.skn.mode == "GPU" and bool(obj.skn.display_saved) != gpu_drawn(obj):
             apply_mode(obj)  # a modifier added below, or removed: the shader draws it, or the CPU skins it
+        follow_preserve_volume(obj)
         if obj.skn.live:
             refresh(obj)
     _each_bound(one)
+
+
+def follow_preserve_volume(obj):
+    """Until the user picks a method, a bound mesh follows the Armature modifier's Preserve Volume,
+    as Bind does (bind): switched while bound, Linear becomes Dual Quaternion and back."""
+    s = obj.skn
+    _, mod = core.find_armature(obj)
+    if s.method_chosen or mod is None or s.method not in ("LINEAR", "DQS"):
+        return
+    want = "DQS" if mod.use_deform_preserve_volume else "LINEAR"
+    if s.method != want:
+        s["method"] = 1 if want == "DQS" else 0  # a raw write, as Bind's: not the user's choice
+        s.bound_method = want
 
 
 @bpy.app.handlers.persistent
