@@ -36,6 +36,8 @@ setting changed after Bind, in a clean factory-startup Blender:
     modifier's, by their silhouettes;
   - GPU mode with other objects reading the mesh (a vertex parent, a
     Surface Deform, a Shrinkwrap constraint): skinned on the CPU, saying so;
+  - glTF and FBX exports of a bound mesh, read back: skinned, the rest mesh
+    (the exporters read the modifier's Object, which skn holds);
   - a character linked from a library: Bind refused with Blender's words,
     nothing changed; a local object of its mesh bound, Apply refused (the
     file would not keep the shape); a Library Override of it bound, kept bound through
@@ -559,6 +561,43 @@ def rendered_animation():
         bpy.ops.skn.unbind()
 
 
+def exported():
+    """glTF and FBX exports of a bound, posed mesh, read back by Blender's importers: each has its
+    skin (an Armature modifier on the imported mesh) and the rest mesh as its coordinates, as without
+    skn; the mesh is still bound after. (The exporters read the Armature modifier's Object, which
+    skn holds while bound: before, the glTF's mesh had no skin.)"""
+    scene = bpy.context.scene
+    arm = rig("Exported")
+    obj = mesh("Exported", arm)
+    rest = world(obj, coords(obj))
+    scene.frame_set(1)
+    activate(obj)
+    bpy.ops.skn.bind()
+    scene.frame_set(10)
+    with tempfile.TemporaryDirectory() as d:
+        files = {"glTF": os.path.join(d, "exported.gltf"), "FBX": os.path.join(d, "exported.fbx")}
+        for o in bpy.context.view_layer.objects:
+            o.select_set(o in (obj, arm))
+        bpy.ops.export_scene.gltf(filepath=files["glTF"], export_format="GLTF_SEPARATE", use_selection=True)
+        bpy.ops.export_scene.fbx(filepath=files["FBX"], use_selection=True)
+        check("exported: still bound after, skn deforming it", obj.skn.bound and "skn" in obj.modifiers and
+              not obj.modifiers["Armature"].show_viewport and obj.modifiers["Armature"].object is None)
+        for kind, path in files.items():
+            bpy.ops.wm.read_homefile(use_empty=True)
+            if kind == "glTF":
+                bpy.ops.import_scene.gltf(filepath=path)
+            else:
+                bpy.ops.import_scene.fbx(filepath=path)
+            got = [o for o in bpy.context.scene.objects if o.type == "MESH"]
+            skinned = [o for o in got if any(m.type == "ARMATURE" and m.object for m in o.modifiers)]
+            worst = math.inf
+            if len(got) == 1:  # (an importer splits vertices at seams: each one matched with its nearest)
+                dist = numpy.linalg.norm(world(got[0], coords(got[0]))[:, None, :] - rest[None, :, :], axis=2)
+                worst = float(max(dist.min(axis=1).max(), dist.min(axis=0).max()))
+            check(f"exported to {kind} while bound: the mesh skinned, its rest as the mesh's",
+                  len(skinned) == 1 and worst < 1e-4, f"{len(got)} meshes, {len(skinned)} skinned, max {worst:.2e}")
+
+
 def shared_mesh():
     """One mesh, two objects (a linked duplicate, Alt+D), each with its own Armature modifier and
     armature: each bound deforms as its modifier did, the other untouched, Bound or not; Apply
@@ -804,6 +843,7 @@ def main():
     workflows()
     workflows(mirror=True)
     saved_while_bound(zip_path)
+    exported()
     linked_characters(zip_path)
     finish("blender-setups")
 

@@ -492,8 +492,9 @@ def binding(obj):
 def refresh(obj, force=False, cpu=False, depsgraph=None):
     """Writes the offsets of a bound, live object where its frame changed; not where the shader
     draws it (unless `cpu`: Apply), nor in Edit Mode (the mesh is Blender's edit copy then) or
-    Weight Paint mode (the modifier deforms it: hand_over_for_paint). `depsgraph`: a render's,
-    whose frame is read from what it evaluated (core.Seen), not from the original objects.
+    Weight Paint mode (the modifier deforms it: hand_over_for_paint). `depsgraph`: the one whose
+    frame changed; a render's (or any but the view layer's, an exporter's), whose frame is read from
+    what it evaluated (core.Seen): Blender copies only the view layer's back to the originals.
     A setup skn can no longer take over gives the modifier back, saying why."""
     if obj is None or not obj.skn.bound or _busy[0] or obj.mode == "EDIT" or painting(obj):
         return None
@@ -515,7 +516,8 @@ def refresh(obj, force=False, cpu=False, depsgraph=None):
             raise core.Unsupported(f"{obj.name}: " + "; ".join(why))
         keep_stack(obj, mod)
         b = binding(obj)
-        render = depsgraph if depsgraph is not None and depsgraph.mode == "RENDER" else None
+        render = depsgraph if depsgraph is not None and (depsgraph.mode == "RENDER" or depsgraph.as_pointer() !=
+                                                         bpy.context.view_layer.depsgraph.as_pointer()) else None
         seen, arm = (core.Seen(obj, render), arm.evaluated_get(render)) if render else (obj, arm)
         b.depsgraph = render
         try:
@@ -820,6 +822,7 @@ def on_update(scene, depsgraph=None):
     if _saving[0]:
         return
     _generation[0] += 1
+    wrap_exporters()  # (one enabled since)
     edited = edited_meshes(depsgraph) - {("MESH", name) for name in _own_changes}
     _own_changes.clear()  # (those skn makes now are reported in the next update)
     armatures = {core.find_armature(o)[0] for o in bound_objects()} - {None}
@@ -891,6 +894,50 @@ def after_render(*_):
     _each_bound(lambda obj: apply_mode(obj) if obj.skn.mode == "GPU" else None)
 
 
+# ---- exporters: they read the Armature modifier's Object, which skn holds while bound ----
+
+# The exporters whose skin comes from a mesh's Armature modifier (its Object: glTF's gather_skin,
+# FBX's armature lookup), by their operators' class names (both Python add-ons bundled with Blender)
+EXPORTERS = ("EXPORT_SCENE_OT_gltf", "EXPORT_SCENE_OT_fbx")
+
+
+def wrap_exporters():
+    """Wraps the exporters' execute so that each export sees the stack as before Bind, as a save
+    does: a bound mesh's Armature modifier on with its Object, no "skn" modifier (exported while
+    skn held the Object, a glTF's mesh had no skin, and an FBX's rest was the posed mesh). Blender
+    3.4 has no export handlers, and the glTF exporter's pre-export callback has no counterpart on
+    failure; skn takes the meshes over again after the export, however it ends. An exporter enabled
+    later is wrapped at the next update (on_update)."""
+    for name in EXPORTERS:
+        cls = getattr(bpy.types, name, None)
+        if cls is not None and not getattr(cls.execute, "skn_wrapped", False):
+            cls.execute = _given_back_for(cls.execute)
+
+
+def _given_back_for(original):
+    """An exporter's execute, the bound meshes given back around it. (Exactly (self, context):
+    Blender checks an operator method's parameters when it calls it.)"""
+    def execute(self, context):
+        if not bound_objects():
+            return original(self, context)
+        _saving[0] = True
+        try:
+            _each_bound(give_back)
+            return original(self, context)
+        finally:
+            _saving[0] = False
+            _each_bound(take_over)
+    execute.skn_wrapped, execute.skn_original = True, original
+    return execute
+
+
+def unwrap_exporters():
+    for name in EXPORTERS:
+        cls = getattr(bpy.types, name, None)
+        if cls is not None and getattr(cls.execute, "skn_wrapped", False):
+            cls.execute = cls.execute.skn_original
+
+
 def draw_viewport():
     """The 3D viewport's draw callback: every bound GPU-mode object, skinned by the shader."""
     view, projection = gpu.matrix.get_model_view_matrix(), gpu.matrix.get_projection_matrix()
@@ -926,6 +973,7 @@ def after_load(*_):
 
 def _after_enable():
     after_load()
+    wrap_exporters()
     return None  # a timer that runs once
 
 
@@ -942,6 +990,7 @@ def register():
     bpy.types.Object.skn = bpy.props.PointerProperty(type=SknSettings, override=OVERRIDE)
     for handlers, fn in HANDLERS:
         handlers.append(fn)
+    wrap_exporters()
     _draw_handler[0] = bpy.types.SpaceView3D.draw_handler_add(draw_viewport, (), "WINDOW", "POST_VIEW")
     # enabled in a session whose file was saved while bound: take the deformation over again, once
     # bpy.data is open (it is not while an add-on registers; the change handlers do it too)
@@ -951,6 +1000,7 @@ def register():
 def unregister():
     if bpy.app.timers.is_registered(_after_enable):
         bpy.app.timers.unregister(_after_enable)
+    unwrap_exporters()
     for obj in bound_objects():  # disabling the add-on gives every mesh its rest and its armature back
         unbind(obj)
     for handlers, fn in HANDLERS:
