@@ -19,7 +19,8 @@ setting changed after Bind, in a clean factory-startup Blender:
     modifier deforms and given the same change: an Edit Mode edit reaches
     the rest mesh; weights changed, in Weight Paint mode too (the armature
     selected: Pose Mode and the Armature modifier while painting, as Blender
-    does, so that its weight tools find the deform bones); a shape key
+    does, so that its weight tools find the deform bones); With Automatic
+    Weights again (one Armature modifier, as Blender reuses it); a shape key
     added and changed; bones renamed (their groups renamed with them, as
     Blender does for the modifier's meshes); the mesh subdivided, vertices deleted, a mesh joined
     in — each shows at once, the two meshes alike; Apply refuses a mesh with
@@ -725,6 +726,17 @@ def workflows(mirror=False):
           "skn" in obj.modifiers and not obj.modifiers["Armature"].show_viewport and
           obj.modifiers["Armature"].object is None)
     alike("Limit Total of the deform bones' groups, in Weight Paint mode: shown at once")
+    for o in (obj, twin):  # Ctrl+P > With Automatic Weights again: Blender reuses the twin's modifier
+        for other in bpy.context.view_layer.objects:
+            other.select_set(other in (o, arm))
+        bpy.context.view_layer.objects.active = arm
+        bpy.ops.object.parent_set(type="ARMATURE_AUTO")
+    for other in bpy.context.view_layer.objects:  # (as the steps below had it: Edit Mode edits the selected)
+        other.select_set(False)
+    armatures = [[m.name for m in o.modifiers if m.type == "ARMATURE"] for o in (obj, twin)]
+    check(("Mirror above: " if mirror else "") + "With Automatic Weights again while bound: one Armature "
+          "modifier, as the twin's", armatures[0] == armatures[1] == ["Armature"], str(armatures))
+    alike("With Automatic Weights again while bound: the new weights, deformed once")
 
     for o in (obj, twin):  # a shape key added while bound, then its value changed
         o.shape_key_add(name="Basis")

@@ -66,6 +66,7 @@ _draw_handler = [None]
 _draw_failures = {}  # object name -> (binding, why): the shader failed to draw that binding
 _bone_ids = {}  # armature (data) name -> its bones' identities at the last update (follow_renames)
 _readers = {}  # object name -> (generation, what reads its deformed mesh): geometry_readers
+_stacks = {}  # object name -> its modifiers' names at the last update (merge_reparented)
 _generation = [0]  # counts on_update's calls: a change anywhere may add or remove a reader
 OVERRIDE = {"LIBRARY_OVERRIDABLE"}  # skn's settings, kept by a Library Override (SknSettings)
 
@@ -831,6 +832,7 @@ def on_update(scene, depsgraph=None):
             follow_renames(arm)
 
     def one(obj):
+        merge_reparented(obj)
         if painting(obj):  # the modifier deforms it while it is painted; the weights read after
             if not deform_active(obj):
                 hand_over_for_paint(obj)
@@ -852,6 +854,26 @@ def on_update(scene, depsgraph=None):
         if obj.skn.live:
             refresh(obj)
     _each_bound(one)
+
+
+def merge_reparented(obj):
+    """Ctrl+P's armature parenting (With Automatic Weights, With Envelope Weights, With Empty
+    Groups) on a bound mesh: Blender looks for an Armature modifier of that armature to reuse,
+    does not see the bound one (skn holds its Object), and adds another, which deformed the mesh a
+    second time (1.27 off on the tests' arm). skn removes that one, as Blender would have reused the
+    bound one; the weights Blender computed rebind (on_update). Found as the one modifier added
+    since the last update, an Armature modifier of the held armature (a renamed one keeps the count)."""
+    names = [m.name for m in obj.modifiers]
+    before = _stacks.get(obj.name)
+    _stacks[obj.name] = names
+    held = obj.skn.modifier_object
+    if before is None or held is None or len(names) != len(before) + 1:
+        return
+    added = [obj.modifiers[n] for n in names if n not in before]
+    if len(added) == 1 and added[0].type == "ARMATURE" and added[0].object == held:
+        obj.modifiers.remove(added[0])
+        _stacks[obj.name] = before
+        forget(obj)
 
 
 def follow_preserve_volume(obj):
@@ -967,6 +989,7 @@ def after_load(*_):
     _last_key.clear()
     _own_changes.clear()
     _bone_ids.clear()
+    _stacks.clear()
     _saving[0] = False
     _each_bound(take_over)
 
