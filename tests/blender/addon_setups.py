@@ -35,6 +35,9 @@ setting changed after Bind, in a clean factory-startup Blender:
   - an animation rendered while the viewport shows another frame (CPU and
     GPU mode, a Mirror above, a keyed shape key): each frame as the
     modifier's, by their silhouettes;
+  - an armature Blender does not pose of itself (disabled in the viewport,
+    in an excluded collection; in renders): the modifier deforms the mesh
+    for so long, saying why, and skn again after; hidden with H, skn all along;
   - GPU mode with other objects reading the mesh (a vertex parent, a
     Surface Deform, a Shrinkwrap constraint): skinned on the CPU, saying so;
   - glTF and FBX exports of a bound mesh, read back: skinned, the rest mesh
@@ -555,6 +558,13 @@ def rendered_animation():
                       f"modifier's" if kind != "Mirror" else f"rendered at frame {frame}: with a Mirror above, as the "
                       f"modifier's", int((ours != theirs).sum()) == 0 and theirs.sum() > 50,
                       f"{int((ours != theirs).sum())} of {int(theirs.sum())} pixels differ")
+        arm.hide_render = True  # a rig disabled in renders: the render poses it only for an enabled modifier
+        kind, obj, twin = pairs[0]
+        ours, theirs = silhouette(obj, 10), silhouette(twin, 10)
+        check("rendered at frame 10, the armature disabled in renders: as the modifier's",
+              int((ours != theirs).sum()) == 0 and theirs.sum() > 50 and obj.skn.bound and "skn" in obj.modifiers,
+              f"{int((ours != theirs).sum())} of {int(theirs.sum())} pixels differ")
+        arm.hide_render = False
     for o in shown:
         o.hide_render = False
     for _, obj, _ in pairs:
@@ -597,6 +607,57 @@ def exported():
                 worst = float(max(dist.min(axis=1).max(), dist.min(axis=0).max()))
             check(f"exported to {kind} while bound: the mesh skinned, its rest as the mesh's",
                   len(skinned) == 1 and worst < 1e-4, f"{len(got)} meshes, {len(skinned)} skinned, max {worst:.2e}")
+
+
+def rig_not_posed():
+    """An armature Blender does not pose of itself (disabled in the viewport, in an excluded
+    collection) poses only for an enabled Armature modifier: there the modifier deforms the bound
+    mesh, the panel saying why, and skn again once the armature is enabled. Hidden with H, Blender
+    still poses it: skn's all along."""
+    scene = bpy.context.scene
+    arm = rig("Unposed")
+    obj = mesh("Unposed", arm)
+    want = {}
+    for frame in (4, 10):
+        scene.frame_set(frame)
+        want[frame] = evaluated(obj)
+    scene.frame_set(1)
+    activate(obj)
+    bpy.ops.skn.bind()
+    rig_collection = bpy.data.collections.new("UnposedRig")
+    scene.collection.children.link(rig_collection)
+    layer = bpy.context.view_layer.layer_collection.children[rig_collection.name]
+
+    def shown(label, skn_deforms):
+        bpy.context.view_layer.update()  # (the UI's update after the change)
+        worst = 0.0
+        for frame in (4, 10):
+            scene.frame_set(frame)
+            worst = max(worst, float(numpy.abs(evaluated(obj) - want[frame]).max()))
+        check(f"the armature {label}: the mesh follows it, {'skn' if skn_deforms else 'the modifier'} deforming it",
+              worst < 1e-5 and obj.skn.bound and ("skn" in obj.modifiers) == skn_deforms and
+              (skn_deforms or "poses it only for the Armature modifier" in addon_ui().modifier_deforms(obj)),
+              f"max {worst:.2e}")
+
+    arm.hide_set(True)
+    shown("hidden (H)", True)
+    arm.hide_set(False)
+    arm.hide_viewport = True
+    shown("disabled in the viewport", False)
+    arm.hide_viewport = False
+    shown("enabled again", True)
+    scene.collection.objects.unlink(arm)
+    rig_collection.objects.link(arm)
+    layer.exclude = True
+    shown("in an excluded collection", False)
+    layer.exclude = False
+    shown("in the collection included again", True)
+    bpy.ops.skn.unbind()
+
+
+def addon_ui():
+    import skn_blender
+    return skn_blender.ui
 
 
 def shared_mesh():
@@ -850,6 +911,7 @@ def main():
     skin_object_names(skn_blender, obj)
     shared_mesh()
     modifier_toggles()
+    rig_not_posed()
     gpu_mode_readers(skn_blender)
     rendered_animation()
     workflows()

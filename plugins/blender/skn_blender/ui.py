@@ -67,6 +67,7 @@ _draw_failures = {}  # object name -> (binding, why): the shader failed to draw 
 _bone_ids = {}  # armature (data) name -> its bones' identities at the last update (follow_renames)
 _readers = {}  # object name -> (generation, what reads its deformed mesh): geometry_readers
 _stacks = {}  # object name -> its modifiers' names at the last update (merge_reparented)
+_render_handed = set()  # objects the modifier deforms during the render running (before_render)
 _generation = [0]  # counts on_update's calls: a change anywhere may add or remove a reader
 OVERRIDE = {"LIBRARY_OVERRIDABLE"}  # skn's settings, kept by a Library Override (SknSettings)
 
@@ -274,8 +275,9 @@ def deform_active(obj):
 
 
 def take_over(obj):
-    """A bound object whose armature deforms it again: skn's once more (not while it is painted)."""
-    if painting(obj):
+    """A bound object whose armature deforms it again: skn's once more (where modifier_deforms says
+    nothing against it)."""
+    if modifier_deforms(obj):
         return
     if deform_active(obj) or transport(obj) is None:
         suppress(obj)
@@ -305,23 +307,68 @@ def give_back(obj):
     show_draw(obj)
 
 
-# ---- Weight Paint: the Armature modifier deforms the mesh while it is painted ----
+# ---- where the Armature modifier deforms a bound mesh for a while ----
 
 def painting(obj):
     return obj.mode == "WEIGHT_PAINT"
 
 
-def hand_over_for_paint(obj):
-    """Weight Paint mode: the Armature modifier, its Object given back, deforms the mesh while it
-    is painted, so that the weight paint tools work as Blender's. They find the armature through
-    the modifier, which skn holds otherwise: clicking a bone picks its group, Auto Normalize and
-    the Deform Pose Bones subsets (Limit Total, Clean, ...) know the deform bones. Blender puts a
-    selected armature in Pose Mode as Weight Paint starts, looking for it before skn could give
-    it back: done here. Leaving Weight Paint, skn deforms the mesh again, by the new weights."""
+def rig_evaluated(arm, render=False):
+    """Whether Blender poses `arm` of itself, in the view layer's depsgraph (or a render's): the
+    object not disabled there, and in the view layer through a collection neither excluded nor
+    disabled there (hidden with H, or by a collection's eye, it still is). Otherwise Blender poses it
+    only for what depends on it, an enabled Armature modifier, which a bound mesh's is not."""
+    if arm.hide_render if render else arm.hide_viewport:
+        return False
+
+    def enabled_in(lc):
+        if lc.exclude or (lc.collection.hide_render if render else lc.collection.hide_viewport):
+            return False
+        return arm.name in lc.collection.objects or any(enabled_in(c) for c in lc.children)
+    return enabled_in(bpy.context.view_layer.layer_collection)
+
+
+def modifier_deforms(obj):
+    """Why the Armature modifier deforms the bound mesh now instead of skn ("" where skn does),
+    in the panel's words:
+
+      - Weight Paint mode: Blender's weight tools find the armature through the modifier, which skn
+        holds otherwise: clicking a bone picks its group, Auto Normalize and the Deform Pose Bones
+        subsets (Limit Total, Clean, ...) know the deform bones.
+      - an armature Blender does not pose of itself (rig_evaluated: disabled in viewports, or in a
+        collection excluded or disabled): it poses it only for an enabled Armature modifier, and
+        with skn's the mesh stood still (0.45-0.57 off at the tests' frames).
+      - a render whose depsgraph does not pose the armature (disabled in renders): before_render.
+    Either way skn deforms the mesh again, bound anew, once it no longer applies."""
+    if obj.name in _render_handed:
+        return "the armature is disabled in renders: the Armature modifier deforms it for the render"
+    if painting(obj):
+        return "Weight Paint: the Armature modifier deforms it while you paint"
+    arm = obj.skn.modifier_object or core.find_armature(obj)[0]
+    if arm is not None and not rig_evaluated(arm):
+        return (f"{arm.name} is disabled in the viewport (or its collection): Blender poses it only for the "
+                f"Armature modifier, which deforms the mesh until it is enabled again")
+    return ""
+
+
+def handed_over(obj):
+    """Whether the modifier deforms obj now (modifier_deforms), handing it over where skn did."""
+    if not modifier_deforms(obj):
+        return False
+    if not deform_active(obj):
+        hand_over(obj)
+    return True
+
+
+def hand_over(obj):
+    """The Armature modifier, its Object given back, deforms the mesh (modifier_deforms says why).
+    Blender puts a selected armature in Pose Mode as Weight Paint starts, looking for it before skn
+    could give the Object back: done here."""
     give_back(obj)
     forget(obj)
     arm = core.find_armature(obj)[0]
-    if arm is not None and arm.mode != "POSE" and arm.name in bpy.context.view_layer.objects and arm.select_get():
+    if painting(obj) and arm is not None and arm.mode != "POSE" and arm.name in bpy.context.view_layer.objects \
+            and arm.select_get():
         with bpy.context.temp_override(active_object=arm, object=arm, selected_objects=[arm]):
             bpy.ops.object.posemode_toggle()
 
@@ -331,7 +378,7 @@ def hand_over_for_paint(obj):
 def gpu_drawn(obj):
     """Whether the viewport shader draws obj now (GPU mode, no render running, and a binding the
     shader can draw as the modifier would)."""
-    if not (obj.skn.bound and obj.skn.mode == "GPU" and not _rendering[0]) or painting(obj) or \
+    if not (obj.skn.bound and obj.skn.mode == "GPU" and not _rendering[0]) or modifier_deforms(obj) or \
             not obj.skn.modifier_viewport:  # (the user's modifier off in the viewport: nothing deformed drawn)
         return False
     return not gpu_refusal(obj, _bindings.get(obj.name))
@@ -492,12 +539,13 @@ def binding(obj):
 
 def refresh(obj, force=False, cpu=False, depsgraph=None):
     """Writes the offsets of a bound, live object where its frame changed; not where the shader
-    draws it (unless `cpu`: Apply), nor in Edit Mode (the mesh is Blender's edit copy then) or
-    Weight Paint mode (the modifier deforms it: hand_over_for_paint). `depsgraph`: the one whose
-    frame changed; a render's (or any but the view layer's, an exporter's), whose frame is read from
-    what it evaluated (core.Seen): Blender copies only the view layer's back to the originals.
+    draws it (unless `cpu`: Apply), nor in Edit Mode (the mesh is Blender's edit copy then) or where
+    the modifier deforms it (modifier_deforms: Weight Paint mode, a rig Blender does not pose).
+    `depsgraph`: the one whose frame changed; a render's (or any but the view layer's, an
+    exporter's), whose frame is read from what it evaluated (core.Seen): Blender copies only the
+    view layer's back to the originals.
     A setup skn can no longer take over gives the modifier back, saying why."""
-    if obj is None or not obj.skn.bound or _busy[0] or obj.mode == "EDIT" or painting(obj):
+    if obj is None or not obj.skn.bound or _busy[0] or obj.mode == "EDIT" or modifier_deforms(obj):
         return None
     arm, mod = core.find_armature(obj)
     if arm is None:
@@ -676,8 +724,8 @@ class SKN_OT_apply(bpy.types.Operator):
     def execute(self, ctx):
         obj = ctx.object
         why = ""  # where Blender's own Apply refuses, with its words
-        if painting(obj):
-            why = "leave Weight Paint mode first: the Armature modifier deforms the mesh while it is painted"
+        if modifier_deforms(obj):
+            why = modifier_deforms(obj) + ": Apply then"
         elif obj.override_library is not None or obj.data.override_library is not None:
             why = "Modifiers cannot be applied on override data"
         elif stack.mesh_users(obj.data) > 1:  # (the mesh is the other objects' rest too)
@@ -744,8 +792,8 @@ class SKN_PT_panel(bpy.types.Panel):
                   icon="ARMATURE_DATA")
         if s.error:
             col.label(text=s.error, icon="ERROR")
-        if s.bound and painting(ctx.object):
-            col.label(text="Weight Paint: the Armature modifier deforms it while you paint", icon="WPAINT_HLT")
+        if s.bound and modifier_deforms(ctx.object):
+            col.label(text=modifier_deforms(ctx.object), icon="INFO")
         if why:
             col.label(text=why, icon="LIBRARY_DATA_DIRECT")
 
@@ -812,8 +860,14 @@ def forget(obj):
 
 @bpy.app.handlers.persistent
 def on_frame(scene, depsgraph=None):
-    if not _saving[0]:  # (a render's frame: its depsgraph's, which the original objects do not show)
-        _each_bound(lambda obj: (take_over(obj), obj.skn.live and refresh(obj, depsgraph=depsgraph)))
+    """A frame (the viewport's, or a render's: its depsgraph's, which the original objects do not show)."""
+    def one(obj):
+        if not handed_over(obj):
+            take_over(obj)
+            if obj.skn.live:
+                refresh(obj, depsgraph=depsgraph)
+    if not _saving[0]:
+        _each_bound(one)
 
 
 @bpy.app.handlers.persistent
@@ -833,9 +887,7 @@ def on_update(scene, depsgraph=None):
 
     def one(obj):
         merge_reparented(obj)
-        if painting(obj):  # the modifier deforms it while it is painted; the weights read after
-            if not deform_active(obj):
-                hand_over_for_paint(obj)
+        if handed_over(obj):  # for a while (the weights, the pose read again after)
             forget(obj)
             return
         take_over(obj)
@@ -908,11 +960,21 @@ def before_render(*_):
     """Render takes the CPU path: a GPU-mode mesh holds its skinned coordinates, drawn by Blender."""
     _rendering[0] = True
     _each_bound(lambda obj: apply_mode(obj) if obj.skn.mode == "GPU" else None)
+    for obj in bound_objects():  # a rig the render does not pose of itself: the modifier's, for the render
+        arm = obj.skn.modifier_object
+        if arm is not None and not rig_evaluated(arm, render=True):
+            _render_handed.add(obj.name)
+            give_back(obj)
 
 
 @bpy.app.handlers.persistent
 def after_render(*_):
     _rendering[0] = False
+    for name in list(_render_handed):
+        obj = bpy.data.objects.get(name)
+        if obj is not None and obj.skn.bound:
+            take_over(obj)
+    _render_handed.clear()
     _each_bound(lambda obj: apply_mode(obj) if obj.skn.mode == "GPU" else None)
 
 
