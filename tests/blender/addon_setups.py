@@ -85,6 +85,18 @@ def activate(obj):
     bpy.context.view_layer.objects.active = obj
 
 
+def bound_posed(obj, frame=10):
+    """The modifier's mesh at `frame`; then obj bound at frame 1 and shown at `frame` again."""
+    scene = bpy.context.scene
+    scene.frame_set(frame)
+    want = evaluated(obj)
+    scene.frame_set(1)
+    activate(obj)
+    bpy.ops.skn.bind()
+    scene.frame_set(frame)
+    return want
+
+
 def run(op):
     """An operator's result and its error report: from a script, Blender raises an ERROR report
     as RuntimeError (in the UI it is shown in the status bar and the Info editor)."""
@@ -170,16 +182,10 @@ def bind_refusals():
 
 
 def preserve_volume_default(addon):
-    scene = bpy.context.scene
     arm = rig("Volume")
     obj = mesh("Volume", arm)
     obj.modifiers["Armature"].use_deform_preserve_volume = True
-    scene.frame_set(10)
-    want = evaluated(obj)
-    scene.frame_set(1)
-    activate(obj)
-    bpy.ops.skn.bind()
-    scene.frame_set(10)
+    want = bound_posed(obj)
     check("Bind follows Preserve Volume: Dual Quaternion", obj.skn.method == "DQS")
     check("and deforms as the modifier with it", numpy.abs(evaluated(obj) - want).max() < 1e-5)
     for volume in (False, True):  # switched while bound: followed, as the modifier would deform
@@ -470,18 +476,12 @@ def modifier_toggles():
     """The Armature modifier off in the viewport (on in renders), and the other way round: skn's
     deformation shows where the modifier's did (its "skn" modifier's eyes set so), and Unbind gives
     the toggles back."""
-    scene = bpy.context.scene
     arm = rig("Toggles")
     for viewport, render in ((False, True), (True, False)):
         obj = mesh(f"Toggles{int(viewport)}{int(render)}", arm)
         mod = obj.modifiers["Armature"]
         mod.show_viewport, mod.show_render = viewport, render
-        scene.frame_set(10)
-        want = evaluated(obj)
-        scene.frame_set(1)
-        activate(obj)
-        bpy.ops.skn.bind()
-        scene.frame_set(10)
+        want = bound_posed(obj)
         worst = float(numpy.abs(evaluated(obj) - want).max())
         skn_mod = obj.modifiers["skn"]
         label = f"the modifier {'on' if viewport else 'off'} in the viewport, {'on' if render else 'off'} in renders"
