@@ -68,7 +68,8 @@ _bone_ids = {}  # armature (data) name -> its bones' identities at the last upda
 _readers = {}  # object name -> (generation, what reads its deformed mesh): geometry_readers
 _stacks = {}  # object name -> its modifiers' names at the last update (merge_reparented)
 _render_handed = set()  # objects the modifier deforms during the render running (before_render)
-_generation = [0]  # counts on_update's calls: a change anywhere may add or remove a reader
+_generation = [0]  # counts updates and frames: a change anywhere may add a reader or disable a rig
+_rigs_seen = {}  # (armature name, render) -> (generation, whether Blender poses it): rig_evaluated
 OVERRIDE = {"LIBRARY_OVERRIDABLE"}  # skn's settings, kept by a Library Override (SknSettings)
 
 
@@ -318,14 +319,18 @@ def rig_evaluated(arm, render=False):
     object not disabled there, and in the view layer through a collection neither excluded nor
     disabled there (hidden with H, or by a collection's eye, it still is). Otherwise Blender poses it
     only for what depends on it, an enabled Armature modifier, which a bound mesh's is not."""
-    if arm.hide_render if render else arm.hide_viewport:
-        return False
+    seen = _rigs_seen.get((arm.name, render))
+    if seen is not None and seen[0] == _generation[0]:
+        return seen[1]
 
     def enabled_in(lc):
         if lc.exclude or (lc.collection.hide_render if render else lc.collection.hide_viewport):
             return False
         return arm.name in lc.collection.objects or any(enabled_in(c) for c in lc.children)
-    return enabled_in(bpy.context.view_layer.layer_collection)
+    posed = not (arm.hide_render if render else arm.hide_viewport) and \
+        enabled_in(bpy.context.view_layer.layer_collection)
+    _rigs_seen[(arm.name, render)] = (_generation[0], posed)  # (once an update or frame: the draws ask too)
+    return posed
 
 
 def modifier_deforms(obj):
@@ -867,6 +872,7 @@ def on_frame(scene, depsgraph=None):
             if obj.skn.live:
                 refresh(obj, depsgraph=depsgraph)
     if not _saving[0]:
+        _generation[0] += 1
         _each_bound(one)
 
 
@@ -959,6 +965,7 @@ def after_save(*_):
 def before_render(*_):
     """Render takes the CPU path: a GPU-mode mesh holds its skinned coordinates, drawn by Blender."""
     _rendering[0] = True
+    _generation[0] += 1
     _each_bound(lambda obj: apply_mode(obj) if obj.skn.mode == "GPU" else None)
     for obj in bound_objects():  # a rig the render does not pose of itself: the modifier's, for the render
         arm = obj.skn.modifier_object
