@@ -35,6 +35,8 @@ setting changed after Bind, in a clean factory-startup Blender:
   - an animation rendered while the viewport shows another frame (CPU and
     GPU mode, a Mirror above, a keyed shape key): each frame as the
     modifier's, by their silhouettes;
+  - the armature gone from a bound mesh (converted to a mesh, its Armature
+    modifier removed): unbound, as a twin given the same, saying why;
   - an armature Blender does not pose of itself (disabled in the viewport,
     in an excluded collection; in renders): the modifier deforms the mesh
     for so long, saying why, and skn again after; hidden with H, skn all along;
@@ -660,6 +662,34 @@ def addon_ui():
     return skn_blender.ui
 
 
+def armature_gone():
+    """A bound mesh whose armature is gone from it, beside a twin given the same: converted to a mesh
+    (Object > Convert > Mesh bakes the deformation in), or its Armature modifier removed. The binding
+    ends, the mesh as the twin's, no "skn" modifier or helper left, the panel saying why. (Converted,
+    skn put its modifier back and added the last offsets again: 1.19 off.)"""
+    scene = bpy.context.scene
+    arm = rig("Gone")
+    for k, how in enumerate(("converted to a mesh", "with its Armature modifier removed")):
+        obj, twin = mesh(f"Gone{k}", arm), mesh(f"Gone{k}Twin", arm)
+        bound_posed(obj)
+        for o in (obj, twin):
+            if k == 0:
+                for other in bpy.context.view_layer.objects:
+                    other.select_set(other == o)
+                bpy.context.view_layer.objects.active = o
+                bpy.ops.object.convert(target="MESH")
+            else:
+                o.modifiers.remove(o.modifiers["Armature"])
+        bpy.context.view_layer.update()
+        scene.frame_set(5)
+        scene.frame_set(10)
+        worst = float(numpy.abs(evaluated(obj) - evaluated(twin)).max())
+        check(f"a bound mesh {how}: unbound, as the twin, nothing of skn's left",
+              worst < 1e-5 and not obj.skn.bound and "skn" not in obj.modifiers and
+              not [o.name for o in bpy.data.objects if o.name.startswith(obj.name + " (skn")] and
+              obj.skn.error.startswith("unbound: the mesh has no Armature modifier"), f"max {worst:.2e} {obj.skn.error}")
+
+
 def shared_mesh():
     """One mesh, two objects (a linked duplicate, Alt+D), each with its own Armature modifier and
     armature: each bound deforms as its modifier did, the other untouched, Bound or not; Apply
@@ -911,6 +941,7 @@ def main():
     skin_object_names(skn_blender, obj)
     shared_mesh()
     modifier_toggles()
+    armature_gone()
     rig_not_posed()
     gpu_mode_readers(skn_blender)
     rendered_animation()

@@ -280,9 +280,25 @@ def take_over(obj):
     nothing against it)."""
     if modifier_deforms(obj):
         return
+    if core.find_armature(obj)[0] is None:  # nothing to stand in for any more
+        lost(obj)
+        return
     if deform_active(obj) or transport(obj) is None:
         suppress(obj)
         apply_mode(obj)
+
+
+def lost(obj):
+    """A bound mesh whose armature is gone from it: its Armature modifier removed, applied, or the
+    mesh converted (Object > Convert > Mesh, which bakes skn's deformation in). The binding ends,
+    the mesh kept as it is: skn's modifier and helpers go (put back, they added the last offsets to
+    a converted mesh again: 1.19 off), and the panel says why."""
+    remove_transport(obj)
+    show_draw(obj)
+    s = obj.skn
+    s.bound, s.modifier_object, s.modifier_name, s.multi_saved, s.parent_deform = False, None, "", "", False
+    s.error = "unbound: the mesh has no Armature modifier (or armature parent) any more"
+    forget(obj)
 
 
 def give_back(obj):
