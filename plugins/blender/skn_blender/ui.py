@@ -28,6 +28,14 @@ and Blender's note), and refuses, as Blender does, on a mesh with shape
 keys and on override data (and on a mesh linked from a library, whose
 applied shape the file would not keep).
 
+What skn's hold on the modifier's Object costs, and where it gives it back.
+Blender finds a mesh's armature through that Object: exporters, Weight Paint
+tools, bone renames, Ctrl+P, and the posing of an armature nothing else
+needs. skn gives the Object back around saves and exports (wrap_exporters),
+lets the modifier deform for a while where Blender needs it to
+(modifier_deforms: Weight Paint, an armature Blender does not pose of
+itself), and does the rest itself (follow_renames, merge_reparented).
+
 Linked characters. An object linked from a library, or a Library Override
 Blender made for another's sake, is not bound (Blender's words say why:
 the file would keep nothing of it); an editable Library Override is, and
@@ -360,7 +368,7 @@ def modifier_deforms(obj):
         collection excluded or disabled): it poses it only for an enabled Armature modifier, and
         with skn's the mesh stood still (0.45-0.57 off at the tests' frames).
       - a render whose depsgraph does not pose the armature (disabled in renders): before_render.
-    Either way skn deforms the mesh again, bound anew, once it no longer applies."""
+    In each case skn deforms the mesh again, bound anew, once it no longer applies."""
     if obj.name in _render_handed:
         return "the armature is disabled in renders: the Armature modifier deforms it for the render"
     if painting(obj):
