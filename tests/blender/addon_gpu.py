@@ -623,8 +623,8 @@ def redraw():
 
 
 def switches(mods):
-    """CPU -> GPU -> CPU, Unbind, Apply, save and reopen without the add-on, disable: the rest
-    mesh, the modifier and the object's display as they were."""
+    """CPU -> GPU (Weight Paint in it) -> CPU, Unbind, Apply, save and reopen without the add-on,
+    disable: the rest mesh, the modifier and the object's display as they were."""
     ui, viewport, core = mods
     scene = bpy.context.scene
     obj = make_arm("Switch")
@@ -649,6 +649,16 @@ def switches(mods):
     b = ui._bindings.get(obj.name)
     drawn = b is not None and getattr(b, "drawing", None) is not None and b.drawing.pose_key is not None
     check("GPU mode: the viewport's draw callback draws it", drawn and not obj.skn.error, obj.skn.error)
+    bpy.ops.object.mode_set(mode="WEIGHT_PAINT")  # painted: Blender draws it, the modifier deforming
+    redraw()
+    check("GPU mode, Weight Paint: Blender draws the mesh, the modifier deforming it, not the shader",
+          obj.display_type == "TEXTURED" and mod.show_viewport and mod.object is not None and
+          not ui.gpu_drawn(obj) and numpy.abs(evaluated(obj) - want).max() < 1e-5, obj.display_type)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    redraw()
+    check("GPU mode, Weight Paint left: the shader draws it again",
+          obj.display_type == "BOUNDS" and not mod.show_viewport and ui.gpu_drawn(obj) and
+          numpy.array_equal(evaluated(obj), rest), obj.display_type)
     obj.skn.mode = "CPU"
     check("GPU -> CPU: the mesh is the modifier's again", numpy.abs(evaluated(obj) - want).max() < 1e-5)
     check("GPU -> CPU: Blender draws the object itself again", obj.display_type == "TEXTURED")
