@@ -35,6 +35,8 @@ setting changed after Bind, in a clean factory-startup Blender:
   - an animation rendered while the viewport shows another frame (CPU and
     GPU mode, a Mirror above, a keyed shape key): each frame as the
     modifier's, by their silhouettes;
+  - Edit Mode with Show In Edit Mode: edited vertices where the modifier
+    puts them (the modifier deforms while editing), skn's again after;
   - the armature gone from a bound mesh (converted to a mesh, its Armature
     modifier removed): unbound, as a twin given the same, saying why;
   - an armature Blender does not pose of itself (disabled in the viewport,
@@ -690,6 +692,38 @@ def armature_gone():
               obj.skn.error.startswith("unbound: the mesh has no Armature modifier"), f"max {worst:.2e} {obj.skn.error}")
 
 
+def edit_mode_live():
+    """Edit Mode with the modifier's Show In Edit Mode on, a bound mesh and a twin edited alike (both
+    in Edit Mode): vertices moved on the bent forearm show where the modifier puts them, as the
+    twin's (the Armature modifier deforms a mesh in Edit Mode: before, skn added the last frame's
+    offsets to the edited vertices, 0.30 off), and skn's again after."""
+    arm = rig("Edited")
+    obj, twin = mesh("Edited", arm), mesh("EditedTwin", arm)
+    for o in (obj, twin):
+        o.modifiers["Armature"].show_in_editmode = True
+    bound_posed(obj)
+    for other in bpy.context.view_layer.objects:
+        other.select_set(other in (obj, twin))
+    bpy.ops.object.mode_set(mode="EDIT")  # both (Blender edits every selected mesh)
+    for o in (obj, twin):
+        bm = bmesh.from_edit_mesh(o.data)
+        bm.verts.ensure_lookup_table()
+        for i in range(200, 240):
+            bm.verts[i].co.y += 0.3
+        bmesh.update_edit_mesh(o.data)
+    bpy.context.view_layer.update()
+    worst = float(numpy.abs(evaluated(obj) - evaluated(twin)).max())
+    check("Edit Mode, vertices moved on the bent forearm: shown where the modifier puts them, as the twin's",
+          worst < 1e-5, f"max {worst:.2e}")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for other in bpy.context.view_layer.objects:
+        other.select_set(False)
+    bpy.context.view_layer.update()
+    worst = float(numpy.abs(evaluated(obj) - evaluated(twin)).max())
+    check("... Edit Mode left: skn's again, as the twin's", worst < 1e-5 and "skn" in obj.modifiers and
+          not obj.modifiers["Armature"].show_viewport, f"max {worst:.2e}")
+
+
 def shared_mesh():
     """One mesh, two objects (a linked duplicate, Alt+D), each with its own Armature modifier and
     armature: each bound deforms as its modifier did, the other untouched, Bound or not; Apply
@@ -941,6 +975,7 @@ def main():
     skin_object_names(skn_blender, obj)
     shared_mesh()
     modifier_toggles()
+    edit_mode_live()
     armature_gone()
     rig_not_posed()
     gpu_mode_readers(skn_blender)

@@ -364,6 +364,8 @@ def modifier_deforms(obj):
       - Weight Paint mode: Blender's weight tools find the armature through the modifier, which skn
         holds otherwise: clicking a bone picks its group, Auto Normalize and the Deform Pose Bones
         subsets (Limit Total, Clean, ...) know the deform bones.
+      - Edit Mode: the modifier deforms the edited vertices live (Show In Edit Mode, On Cage);
+        skn's offsets, written before, would be the last frame's (0.30 off for a moved vertex).
       - an armature Blender does not pose of itself (rig_evaluated: disabled in viewports, or in a
         collection excluded or disabled): it poses it only for an enabled Armature modifier, and
         with skn's the mesh stood still (0.45-0.57 off at the tests' frames).
@@ -373,6 +375,8 @@ def modifier_deforms(obj):
         return "the armature is disabled in renders: the Armature modifier deforms it for the render"
     if painting(obj):
         return "Weight Paint: the Armature modifier deforms it while you paint"
+    if obj.mode == "EDIT":
+        return "Edit Mode: the Armature modifier deforms it while you edit"
     arm = obj.skn.modifier_object or core.find_armature(obj)[0]
     if arm is not None and not rig_evaluated(arm):
         return (f"{arm.name} is disabled in the viewport (or its collection): Blender poses it only for the "
