@@ -36,7 +36,8 @@ setting changed after Bind, in a clean factory-startup Blender:
     GPU mode, a Mirror above, a keyed shape key): each frame as the
     modifier's, by their silhouettes;
   - Edit Mode with Show In Edit Mode: edited vertices where the modifier
-    puts them (the modifier deforms while editing), skn's again after;
+    puts them (the modifier deforms while editing), skn's again after; and
+    Sculpt Mode, the modifier deforming (Blender sculpts through it);
   - the armature gone from a bound mesh (converted to a mesh, its Armature
     modifier removed): unbound, as a twin given the same, saying why;
   - an armature Blender does not pose of itself (disabled in the viewport,
@@ -722,6 +723,16 @@ def edit_mode_live():
     worst = float(numpy.abs(evaluated(obj) - evaluated(twin)).max())
     check("... Edit Mode left: skn's again, as the twin's", worst < 1e-5 and "skn" in obj.modifiers and
           not obj.modifiers["Armature"].show_viewport, f"max {worst:.2e}")
+    bpy.context.view_layer.objects.active = obj  # Sculpt Mode: Blender sculpts through the deform modifiers
+    bpy.ops.object.mode_set(mode="SCULPT")
+    stack = [(m.name, m.show_viewport, m.object is not None) for m in obj.modifiers]
+    check("Sculpt Mode: the modifier deforms the mesh, the stack the twin's (Blender sculpts through it)",
+          stack == [("Armature", True, True)] and float(numpy.abs(evaluated(obj) - evaluated(twin)).max()) < 1e-5,
+          str(stack))
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.context.view_layer.update()
+    check("... Sculpt Mode left: skn's again", "skn" in obj.modifiers and not obj.modifiers["Armature"].show_viewport
+          and float(numpy.abs(evaluated(obj) - evaluated(twin)).max()) < 1e-5)
 
 
 def shared_mesh():

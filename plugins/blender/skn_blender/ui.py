@@ -366,6 +366,8 @@ def modifier_deforms(obj):
         subsets (Limit Total, Clean, ...) know the deform bones.
       - Edit Mode: the modifier deforms the edited vertices live (Show In Edit Mode, On Cage);
         skn's offsets, written before, would be the last frame's (0.30 off for a moved vertex).
+      - Sculpt Mode: Blender sculpts a posed mesh through its deform-only modifiers (a corrective
+        shape key sculpted in the pose), which skn's Geometry Nodes modifier is not.
       - an armature Blender does not pose of itself (rig_evaluated: disabled in viewports, or in a
         collection excluded or disabled): it poses it only for an enabled Armature modifier, and
         with skn's the mesh stood still (0.45-0.57 off at the tests' frames).
@@ -377,6 +379,8 @@ def modifier_deforms(obj):
         return "Weight Paint: the Armature modifier deforms it while you paint"
     if obj.mode == "EDIT":
         return "Edit Mode: the Armature modifier deforms it while you edit"
+    if obj.mode == "SCULPT":
+        return "Sculpt Mode: the Armature modifier deforms it while you sculpt"
     arm = obj.skn.modifier_object or core.find_armature(obj)[0]
     if arm is not None and not rig_evaluated(arm):
         return (f"{arm.name} is disabled in the viewport (or its collection): Blender poses it only for the "
