@@ -614,7 +614,7 @@ def exported():
                   len(skinned) == 1 and worst < 1e-4, f"{len(got)} meshes, {len(skinned)} skinned, max {worst:.2e}")
 
 
-def rig_not_posed():
+def rig_not_posed(addon):
     """An armature Blender does not pose of itself (disabled in the viewport, in an excluded
     collection) poses only for an enabled Armature modifier: there the modifier deforms the bound
     mesh, the panel saying why, and skn again once the armature is enabled. Hidden with H, Blender
@@ -641,7 +641,7 @@ def rig_not_posed():
             worst = max(worst, float(numpy.abs(evaluated(obj) - want[frame]).max()))
         check(f"the armature {label}: the mesh follows it, {'skn' if skn_deforms else 'the modifier'} deforming it",
               worst < 1e-5 and obj.skn.bound and ("skn" in obj.modifiers) == skn_deforms and
-              (skn_deforms or "poses it only for the Armature modifier" in addon_ui().modifier_deforms(obj)),
+              (skn_deforms or "poses it only for the Armature modifier" in addon.ui.modifier_deforms(obj)),
               f"max {worst:.2e}")
 
     arm.hide_set(True)
@@ -658,11 +658,6 @@ def rig_not_posed():
     layer.exclude = False
     shown("in the collection included again", True)
     bpy.ops.skn.unbind()
-
-
-def addon_ui():
-    import skn_blender
-    return skn_blender.ui
 
 
 def armature_gone():
@@ -988,7 +983,7 @@ def main():
     modifier_toggles()
     edit_mode_live()
     armature_gone()
-    rig_not_posed()
+    rig_not_posed(skn_blender)
     gpu_mode_readers(skn_blender)
     rendered_animation()
     workflows()

@@ -66,11 +66,9 @@ def in_step(obj, mod, h):
         h.matrix_world = obj.matrix_world.copy()
     above = rules.modifiers_above(obj, mod)
     want = [(m.name, rules.modifier_settings(m)) for m in above]
-    keeper = _keeper_group(obj)
-    have = [m for m in h.modifiers if m.name != KEEPER]
-    kept = h.modifiers.get(KEEPER)
-    if [(m.name, rules.modifier_settings(m)) for m in have] == want and len(have) + (keeper is not None) == \
-            len(h.modifiers) and (keeper is None or (kept is not None and kept.vertex_group == keeper)):
+    keeper, kept = _keeper_group(obj), h.modifiers.get(KEEPER)
+    if [(m.name, rules.modifier_settings(m)) for m in h.modifiers if m != kept] == want and \
+            (kept.vertex_group if kept is not None else None) == keeper:
         return
     h.modifiers.clear()
     for m in above:

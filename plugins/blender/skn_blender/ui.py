@@ -301,12 +301,8 @@ def lost(obj):
     mesh converted (Object > Convert > Mesh, which bakes skn's deformation in). The binding ends,
     the mesh kept as it is: skn's modifier and helpers go (put back, they added the last offsets to
     a converted mesh again: 1.19 off), and the panel says why."""
-    remove_transport(obj)
-    show_draw(obj)
-    s = obj.skn
-    s.bound, s.modifier_object, s.modifier_name, s.multi_saved, s.parent_deform = False, None, "", "", False
-    s.error = "unbound: the mesh has no Armature modifier (or armature parent) any more"
-    forget(obj)
+    unbind(obj, keep_shape=True, forget_armature=True)
+    obj.skn.error = "unbound: the mesh has no Armature modifier (or armature parent) any more"
 
 
 def give_back(obj):
@@ -582,7 +578,7 @@ def refresh(obj, force=False, cpu=False, depsgraph=None):
     exporter's), whose frame is read from what it evaluated (core.Seen): Blender copies only the
     view layer's back to the originals.
     A setup skn can no longer take over gives the modifier back, saying why."""
-    if obj is None or not obj.skn.bound or _busy[0] or obj.mode == "EDIT" or modifier_deforms(obj):
+    if obj is None or not obj.skn.bound or _busy[0] or modifier_deforms(obj):
         return None
     arm, mod = core.find_armature(obj)
     if arm is None:
@@ -602,8 +598,8 @@ def refresh(obj, force=False, cpu=False, depsgraph=None):
             raise core.Unsupported(f"{obj.name}: " + "; ".join(why))
         keep_stack(obj, mod)
         b = binding(obj)
-        render = depsgraph if depsgraph is not None and (depsgraph.mode == "RENDER" or depsgraph.as_pointer() !=
-                                                         bpy.context.view_layer.depsgraph.as_pointer()) else None
+        render = depsgraph if depsgraph is not None and \
+            depsgraph.as_pointer() != bpy.context.view_layer.depsgraph.as_pointer() else None  # (a render's too)
         seen, arm = (core.Seen(obj, render), arm.evaluated_get(render)) if render else (obj, arm)
         b.depsgraph = render
         try:
@@ -693,14 +689,18 @@ def bind(obj):
     apply_mode(obj)
 
 
-def unbind(obj, keep_shape=False):
-    """The armature's deformation given back (or, `keep_shape`, the skinned shape kept as the mesh)."""
+def unbind(obj, keep_shape=False, forget_armature=False):
+    """The armature's deformation given back (or, `keep_shape`, the skinned shape kept as the mesh;
+    `forget_armature`: and what Bind held of the armature's deformation dropped, Apply's and lost's)."""
     if keep_shape:
         remove_transport(obj)
     else:
         give_back(obj)
     show_draw(obj)
     obj.skn.bound = False
+    if forget_armature:
+        s = obj.skn
+        s.modifier_object, s.modifier_name, s.multi_saved, s.parent_deform = None, "", "", False
     _bindings.pop(obj.name, None)
     _last_key.pop(obj.name, None)
 
@@ -760,9 +760,9 @@ class SKN_OT_apply(bpy.types.Operator):
 
     def execute(self, ctx):
         obj = ctx.object
-        why = ""  # where Blender's own Apply refuses, with its words
-        if modifier_deforms(obj):
-            why = modifier_deforms(obj) + ": Apply then"
+        why = modifier_deforms(obj)  # else where Blender's own Apply refuses, with its words
+        if why:
+            why += ": Apply then"
         elif obj.override_library is not None or obj.data.override_library is not None:
             why = "Modifiers cannot be applied on override data"
         elif stack.mesh_users(obj.data) > 1:  # (the mesh is the other objects' rest too)
@@ -792,9 +792,7 @@ class SKN_OT_apply(bpy.types.Operator):
             self.report({"ERROR"}, f"skn: {obj.skn.error or 'nothing to apply'}")
             return {"CANCELLED"}
         chain = [m.name for m in core.rules.multi_chain(obj, mod)]  # skn stood in for them too: applied
-        unbind(obj, keep_shape=True)
-        obj.skn.parent_deform, obj.skn.multi_saved = False, ""  # a parent stays a plain parent: its deform is applied
-        obj.skn.modifier_object, obj.skn.modifier_name = None, ""
+        unbind(obj, keep_shape=True, forget_armature=True)  # (a parent stays a plain one: its deform is applied)
         obj.data.vertices.foreach_set("co", numpy.ascontiguousarray(deformed, numpy.float32).ravel())
         obj.data.update()
         for m in ([mod] if mod else []) + [obj.modifiers[name] for name in chain]:
@@ -829,8 +827,9 @@ class SKN_PT_panel(bpy.types.Panel):
                   icon="ARMATURE_DATA")
         if s.error:
             col.label(text=s.error, icon="ERROR")
-        if s.bound and modifier_deforms(ctx.object):
-            col.label(text=modifier_deforms(ctx.object), icon="INFO")
+        deforming = modifier_deforms(ctx.object) if s.bound else ""
+        if deforming:
+            col.label(text=deforming, icon="INFO")
         if why:
             col.label(text=why, icon="LIBRARY_DATA_DIRECT")
 
@@ -1043,13 +1042,11 @@ def _given_back_for(original):
     def execute(self, context):
         if not bound_objects():
             return original(self, context)
-        _saving[0] = True
+        before_save()
         try:
-            _each_bound(give_back)
             return original(self, context)
         finally:
-            _saving[0] = False
-            _each_bound(take_over)
+            after_save()
     execute.skn_wrapped, execute.skn_original = True, original
     return execute
 
