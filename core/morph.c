@@ -135,12 +135,16 @@ static skn_status build_target(skn_morph *out, const skn_morph_target *m, uint32
   uint64_t *keys = skn__alloc((m->count ? m->count : 1) * sizeof *keys);
   if (!keys) return skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for morph target %u", t);
   uint32_t n = 0;
+  int ascending = 1; /* as hosts mostly give them (glTF's sparse indices must be): no sort needed */
   for (uint32_t e = 0; e < m->count; ++e) {
     float f[9];
     entry_offsets(m, e, f);
-    if (!offsets_zero(f)) keys[n++] = (uint64_t)(m->vertices ? m->vertices[e] : e) << 32 | e;
+    if (offsets_zero(f)) continue;
+    keys[n] = (uint64_t)(m->vertices ? m->vertices[e] : e) << 32 | e;
+    if (n && keys[n] < keys[n - 1]) ascending = 0;
+    ++n;
   }
-  if (m->vertices) qsort(keys, n, sizeof *keys, by_key);
+  if (!ascending) qsort(keys, n, sizeof *keys, by_key);
   out->has_normals = m->normals.data != NULL;
   out->has_tangents = m->tangents.data != NULL;
   out->vertices = skn__alloc((n ? n : 1) * sizeof *out->vertices);

@@ -297,7 +297,7 @@ class Binding:
             self.morphs = self._morphs(positions, rest_normals, rig_map)
             targets = [{"vertices": v, "positions": dv, "normals": dn} for v, dv, dn in self.morphs]
         else:
-            targets = [{"vertices": v, "positions": o @ rig_map[:3, :3].T} for _, v, o in self.targets]
+            targets = [{"vertices": v, "positions": dv} for v, dv in self._offsets(rig_map)]
         self.rig = skn.Rig(bind_matrices=self.to_rig @ self.frames, positions=positions, offsets=inputs.offsets,
                            joints=inputs.joints, weights=inputs.weights, blend_weights=self.blend,
                            normals=rest_normals, triangles=self.triangles.ravel() if self.centers else None,
@@ -319,6 +319,16 @@ class Binding:
             normals = vertex_normals(positions, self.triangles) if self.normals else None
             cache = self._rest_cache = (rig_map.copy(), positions, normals)
         return cache[1], cache[2]
+
+    def _offsets(self, rig_map):
+        """Each shape key as (vertices, offsets) in the rig's space, float32: kept across rebinds
+        while the rig's space stays (a refresh's bind: converted again, 0.3 ms a frame on a Rigify
+        body)."""
+        cache = getattr(self, "_offsets_cache", None)
+        if cache is None or not numpy.array_equal(cache[0], rig_map):
+            out = [(v, (o @ rig_map[:3, :3].T).astype(numpy.float32)) for _, v, o in self.targets]
+            cache = self._offsets_cache = (rig_map.copy(), out)
+        return cache[1]
 
     def _morphs(self, positions, rest_normals, rig_map):
         """Each shape key as a morph target with normals, in the rig's space: its offsets dv, and dn,

@@ -26,10 +26,14 @@ armature.c, MOD_armature.c), each checked against Blender by tests/blender:
     mask's share of the result before it (notes §4).
 """
 import json
+from itertools import chain
 
 import numpy
 
 ZERO_WEIGHT = 1e-4  # a vertex whose weights sum to this or less stays where it is (Blender's rule)
+
+_flat = chain.from_iterable  # a Matrix iterates its rows, a row its values
+
 
 class Unsupported(ValueError):
     """A setup skn cannot take over from the Armature modifier: the message says what, in Blender's
@@ -371,22 +375,31 @@ class Skeleton:
         segment's posed matrix. With the rest frames, posed rest^-1 is Blender's deform matrix D_k."""
         channels = arm.pose.bones
         if self.channel is None or len(channels) != self.channel_count:
-            index = {pb.name: i for i, pb in enumerate(channels)}
-            self.channel, self.channel_count = numpy.array([index[b.name] for b in self.bones]), len(channels)
+            self._index_channels(channels)
         flat = numpy.empty(len(channels) * 16, numpy.float32)
         channels.foreach_get("matrix", flat)
         pose = flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(numpy.float64)[self.channel]  # stored by column
         out = numpy.empty((self.joint_count, 4, 4))
         out[self.first[self.straight]] = pose[self.straight]
-        curved = numpy.nonzero(~self.straight)[0]
-        if len(curved):  # the segments' matrices gathered, then converted and multiplied at once
-            segments = [channels[int(self.channel[i])].bbone_segment_matrix(k, rest=False)
-                        for i in curved for k in range(self.count[i] + 1)]
-            joints = numpy.concatenate([numpy.arange(self.first[i], self.first[i] + self.count[i] + 1) for i in curved])
-            owner = numpy.repeat(curved, self.count[curved] + 1)
-            flat = numpy.fromiter((v for m in segments for row in m for v in row), numpy.float64, 16 * len(segments))
-            out[joints] = pose[owner] @ flat.reshape(-1, 4, 4)  # 8x numpy.array(segments): Matrix is a sequence
+        if len(self.curved):  # the segments' matrices gathered, then converted and multiplied at once
+            segments = [pb.bbone_segment_matrix(k, rest=False)
+                        for pb, n in zip([channels[c] for c in self.curved_channels], self.curved_segments)
+                        for k in range(n + 1)]
+            flat = numpy.fromiter(_flat(_flat(segments)), numpy.float64, 16 * len(segments))  # (rows of rows:
+            out[self.segment_joints] = pose[self.segment_owner] @ flat.reshape(-1, 4, 4)  # 8x numpy.array's speed)
         return out
+
+    def _index_channels(self, channels):
+        """Each bone's pose channel, and for the B-Bones' segments (joint, bone) at once: what
+        posed_joint_matrices reads each frame, worked out where the channels change."""
+        index = {pb.name: i for i, pb in enumerate(channels)}
+        self.channel, self.channel_count = numpy.array([index[b.name] for b in self.bones]), len(channels)
+        self.curved = numpy.nonzero(~self.straight)[0]
+        self.curved_channels = [int(self.channel[i]) for i in self.curved]
+        self.curved_segments = [int(self.count[i]) for i in self.curved]
+        self.segment_joints = numpy.concatenate([numpy.arange(self.first[i], self.first[i] + self.count[i] + 1)
+                                                 for i in self.curved] or [numpy.zeros(0, numpy.int64)])
+        self.segment_owner = numpy.repeat(self.curved, self.count[self.curved] + 1)
 
 
 def envelope(bone, c):
@@ -417,11 +430,30 @@ def bbone_split(skeleton, bone, c):
     """For points c (m, 3) weighted to B-Bones bone (m,) (indices into skeleton.bones): the first
     segment joint k (m,) of each and the share b (m,) of joint k + 1, by the point's rest Y along
     its bone (b_bone_deform); all the entries at once."""
-    n = skeleton.count[bone]
-    y = numpy.einsum("ij,ij->i", c, skeleton.rest_y[bone, :3]) + skeleton.rest_y[bone, 3]
-    f = numpy.clip(y / skeleton.length[bone], 0.0, 1.0) * n
-    k = numpy.clip(numpy.floor(f), 0, n - 1).astype(numpy.int64)
-    return k, numpy.clip(f - k, 0.0, 1.0)
+    return split_by(split_terms(skeleton, bone), c)
+
+
+def split_terms(skeleton, bone):
+    """What bbone_split reads of each entry's bone, gathered once for entries split again and
+    again (Contributions.refreshed): row 1 of its rest frame's inverse, its length, its segments."""
+    return skeleton.rest_y[bone, :3], skeleton.rest_y[bone, 3], skeleton.length[bone], \
+        skeleton.count[bone].astype(numpy.float64)
+
+
+def split_by(terms, c):
+    """bbone_split with its terms gathered: f = clamp(y / length, 0, 1) n, k = min(floor f, n - 1),
+    b = f - k (in [0, 1] so: f lies in [0, n])."""
+    axis, origin, length, n = terms
+    f = numpy.einsum("ij,ij->i", c, axis)
+    f += origin
+    f /= length
+    numpy.maximum(f, 0.0, out=f)
+    numpy.minimum(f, 1.0, out=f)
+    f *= n
+    k = numpy.floor(f)
+    numpy.minimum(k, n - 1.0, out=k)
+    f -= k
+    return k.astype(numpy.int64), f
 
 
 # ---- a vertex's contributions ----
@@ -506,20 +538,22 @@ class Contributions:
         if only_segments and self.uses_input:  # where each segment entry sits, for refreshed()
             sub, base, split_bone, vertex = sub[sort], base[sort], split_bone[sort], vertex[sort]
             first = numpy.nonzero((split_bone >= 0) & (sub == 0))[0]  # its k + 1 entry follows it
-            self.split = (first, vertex[first], split_bone[first], base[first])
+            bone = split_bone[first]
+            self.split = (first, vertex[first], split_terms(skeleton, bone), skeleton.first[bone], base[first])
 
     def refreshed(self, c):
-        """(joints, weights) for points c where only the B-Bone split moved (self.split), else None."""
+        """(joints, weights) for points c where only the B-Bone split moved (self.split), else None:
+        this structure's own arrays, the split written into them (a bind copies what it is given)."""
         if self.split is None:
             return None
-        at, vertex, bone, base = self.split
-        k, share = bbone_split(self.skeleton, bone, c[vertex])
-        joints, weights = self.joints.copy(), self.weights.copy()
-        joints[at] = self.skeleton.first[bone] + k
-        joints[at + 1] = joints[at] + 1
-        weights[at] = base * (1.0 - share)
-        weights[at + 1] = base * share
-        return joints, weights
+        at, vertex, terms, first, base = self.split
+        k, share = split_by(terms, numpy.take(c, vertex, axis=0))  # (3x c[vertex]'s speed)
+        k += first
+        self.joints[at] = k
+        self.joints[at + 1] = k + 1
+        self.weights[at] = base * (1.0 - share)
+        self.weights[at + 1] = base * share
+        return self.joints, self.weights
 
     def _segments(self, skeleton, c, vertex, order, bone, weight):
         """Each entry on a B-Bone split between its segment joints k and k + 1 (b_bone_deform),
