@@ -121,7 +121,7 @@ def shape_key(obj):
         key.keyframe_insert("value", frame=frame)
 
 
-def rigify_row(ui, win, area, region, draws):
+def rigify_row(addon, win, area, region, draws):
     """The Rigify human played the three ways (Linear): (vertices, modifier, CPU mode, GPU mode, GPU
     mode drew it), the modifier before Bind and after Unbind."""
     with bpy.context.temp_override(window=win, area=area, region=region):  # its operators want a 3D view
@@ -136,7 +136,7 @@ def rigify_row(ui, win, area, region, draws):
         obj.skn.mode = mode
         bpy.ops.skn.bind()
         row[mode] = statistics.median(frame_ms(win, area, region, draws))
-        drawn = ui.gpu_drawn(obj)  # the GPU pass's is the one returned
+        drawn = addon.modes.gpu_drawn(obj)  # the GPU pass's is the one returned
         bpy.ops.skn.unbind()
     return len(obj.data.vertices), statistics.median(modifier + frame_ms(win, area, region, draws)), row["CPU"], \
         row["GPU"], drawn
@@ -193,13 +193,13 @@ def deform_ms(fn, arm):
     return 1000 * statistics.median(times)
 
 
-def free_ms(ui, viewport, core, obj, arm, win, area, region, draws):
+def free_ms(addon, viewport, core, obj, arm, win, area, region, draws):
     """GPU mode's frame with the skinning taken out of its draw: the mesh skinned once on the CPU
     (this pose, by the binding GPU mode draws), its triangles in GPU mode's order and draws, drawn each frame
     by the same stages less skn's functions (viewport.plain_shader) in place of GPU mode's draw,
     the object shown as bounds as in GPU mode. The least a GPU-mode frame can cost on this
     renderer, whatever its vertex shader does."""
-    b = ui.binding(obj)
+    b = addon.live.binding(obj)
     kind = b.set_pose(arm, obj.skn.method, obj)
     p, n, _ = b.rig.skin(b.pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
     software = b.drawing.software  # the order and the draws GPU mode takes
@@ -211,13 +211,13 @@ def free_ms(ui, viewport, core, obj, arm, win, area, region, draws):
     def draw():
         view, projection = gpu.matrix.get_model_view_matrix(), gpu.matrix.get_projection_matrix()
         viewport.draw_batch(shader, batch, numpy.asarray(view, numpy.float64) @ model, projection)
-    bpy.types.SpaceView3D.draw_handler_remove(ui._draw_handler[0], "WINDOW")  # GPU mode's draw, out
+    bpy.types.SpaceView3D.draw_handler_remove(addon.state.draw_handler[0], "WINDOW")  # GPU mode's draw, out
     handler = bpy.types.SpaceView3D.draw_handler_add(draw, (), "WINDOW", "POST_VIEW")
     try:
         return statistics.median(frame_ms(win, area, region, draws))
     finally:
         bpy.types.SpaceView3D.draw_handler_remove(handler, "WINDOW")
-        ui._draw_handler[0] = bpy.types.SpaceView3D.draw_handler_add(ui.draw_viewport, (), "WINDOW", "POST_VIEW")
+        addon.state.draw_handler[0] = bpy.types.SpaceView3D.draw_handler_add(addon.modes.draw_viewport, (), "WINDOW", "POST_VIEW")
 
 
 def main():
@@ -225,7 +225,8 @@ def main():
     vertices = int(argv[1]) if len(argv) > 1 else 1_000_000
     bpy.ops.preferences.addon_install(filepath=argv[0], overwrite=True)
     bpy.ops.preferences.addon_enable(module="skn_blender")
-    from skn_blender import core, ui
+    import skn_blender as addon
+    from skn_blender import core
     from skn_blender import viewport as skn_viewport
     arm, obj, mod = build(vertices)
     win, area, region = viewport()
@@ -256,10 +257,10 @@ def main():
             row[mode] = statistics.median(frame_ms(win, area, region, draws))
             if mode == "CPU":
                 cpu_ms = deform_ms(lambda: (layer.update(), layer.update()), arm)  # skin, then re-evaluate
-                binding = ui.binding(obj)
+                binding = addon.live.binding(obj)
                 skin_ms = deform_ms(lambda: binding.deform(obj, arm, method), arm)
             else:
-                row["free"] = free_ms(ui, skn_viewport, core, obj, arm, win, area, region, draws)
+                row["free"] = free_ms(addon, skn_viewport, core, obj, arm, win, area, region, draws)
             bpy.ops.skn.unbind()
         row["modifier"] = statistics.median(modifier + frame_ms(win, area, region, draws))
         rows.append((label, row))
@@ -273,13 +274,13 @@ def main():
         modifier = frame_ms(win, area, region, draws)
         bpy.ops.skn.bind()
         gpu_ms = statistics.median(frame_ms(win, area, region, draws))
-        drawn = ui.gpu_drawn(obj)
+        drawn = addon.modes.gpu_drawn(obj)
         bpy.ops.skn.unbind()
         curved.append((label, statistics.median(modifier + frame_ms(win, area, region, draws)), gpu_ms, drawn))
         undo()
     bpy.data.objects.remove(obj)
     bpy.data.objects.remove(arm)
-    human = rigify_row(ui, win, area, region, draws)
+    human = rigify_row(addon, win, area, region, draws)
     bpy.types.SpaceView3D.draw_handler_remove(counter, "WINDOW")
 
     print(f"{'per animation frame':24} {'Armature modifier':>18} {'skn CPU mode':>13} {'skn GPU mode':>13}"

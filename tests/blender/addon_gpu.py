@@ -76,14 +76,14 @@ def same_image(a, b):
     return count <= MAX_PIXELS, f"max {worst} levels, {count} pixels over {MAX_LEVELS}"
 
 
-def gpu_image(ui, viewport, obj, view, proj, cull=False):
-    b = ui.binding(obj)
+def gpu_image(addon, viewport, obj, view, proj, cull=False):
+    b = addon.live.binding(obj)
     return render(lambda: viewport.draw_object(obj, b, view, proj, cull=cull)), b
 
 
-def cpu_image(ui, viewport, core, obj, view, proj, cull=False):
+def cpu_image(addon, viewport, core, obj, view, proj, cull=False):
     """The same binding skinned on the CPU (positions and normals), drawn by the same fragment stage."""
-    b = ui.binding(obj)
+    b = addon.live.binding(obj)
     arm, _ = core.find_armature(obj)
     kind = b.set_pose(arm, obj.skn.method, obj)
     p, n, _ = b.rig.skin(b.pose, method=kind, normals=True, dqs_scale=core.dqs_scale(kind))
@@ -117,7 +117,7 @@ def covered(img):
 
 def images(mods):
     """Every method's GPU image against its CPU image, the mutation, and methods told apart."""
-    ui, viewport, core = mods
+    addon, viewport, core = mods
     scene = bpy.context.scene
     obj = make_arm("Arm", blend=True)
     view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
@@ -130,8 +130,8 @@ def images(mods):
         obj.skn.method = method
         if not obj.skn.bound:
             check("GPU mode: Bind", bpy.ops.skn.bind() == {"FINISHED"} and obj.skn.bound, obj.skn.error)
-        got, b = gpu_image(ui, viewport, obj, view, proj)
-        want = cpu_image(ui, viewport, core, obj, view, proj)
+        got, b = gpu_image(addon, viewport, obj, view, proj)
+        want = cpu_image(addon, viewport, core, obj, view, proj)
         ok, detail = same_image(got, want)
         check(f"{method}: the GPU image is the CPU-skinned mesh's", ok and covered(want) > 3000,
               f"{detail}; {covered(want)} pixels covered; palette in a {b.drawing.palette}")
@@ -160,9 +160,9 @@ def images(mods):
                   and draws(split) == -(-triangles // 97), detail)
         if method == "LINEAR":  # the viewport's Backface Culling: looking into the open shoulder end,
             end = camera((-2.0, -0.6, 0.5), (0.5, 0.0, 0.0))  # the inside goes, both ways alike
-            culled, _ = gpu_image(ui, viewport, obj, *end, cull=True)
-            ok, detail = same_image(culled, cpu_image(ui, viewport, core, obj, *end, cull=True))
-            inside = differ(culled, gpu_image(ui, viewport, obj, *end)[0])[1]
+            culled, _ = gpu_image(addon, viewport, obj, *end, cull=True)
+            ok, detail = same_image(culled, cpu_image(addon, viewport, core, obj, *end, cull=True))
+            inside = differ(culled, gpu_image(addon, viewport, obj, *end)[0])[1]
             check("LINEAR, back faces culled: the GPU image is the CPU-skinned mesh's", ok and inside > 200,
                   f"{detail}; culling changed {inside} pixels")
         real_upload = b.drawing.upload
@@ -173,7 +173,7 @@ def images(mods):
             real(palette)
 
         b.drawing.upload, b.drawing.pose_key = wrong_row, None
-        bad, _ = gpu_image(ui, viewport, obj, view, proj)
+        bad, _ = gpu_image(addon, viewport, obj, view, proj)
         del b.drawing.upload
         b.drawing.pose_key = None
         ok, detail = same_image(bad, want)
@@ -191,7 +191,7 @@ def big_rig(mods):
     (llvmpipe's: 64 KB), the image the CPU's; in a texture where they hold 16 KB, the image the
     same; a block the GL does not link (its limit taken as a megabyte, 1,200 bones, 115 KB): the
     texture, from then on."""
-    ui, viewport, core = mods
+    addon, viewport, core = mods
     bones = 300
     arm = chain_rig("LongRig", bones, 0.01)
     for i, pb in enumerate(arm.pose.bones):  # a coil: every bone turned a little about two axes
@@ -212,8 +212,8 @@ def big_rig(mods):
     obj.skn.mode, obj.skn.method = "GPU", "LINEAR"
     check("300 bones: Bind", bpy.ops.skn.bind() == {"FINISHED"}, obj.skn.error)
     view, proj = camera((0.8, -1.0, 4.5), (0.8, 0.9, 0.0))
-    got, b = gpu_image(ui, viewport, obj, view, proj)
-    want = cpu_image(ui, viewport, core, obj, view, proj)
+    got, b = gpu_image(addon, viewport, obj, view, proj)
+    want = cpu_image(addon, viewport, core, obj, view, proj)
     ok, detail = same_image(got, want)
     limit = viewport.uniform_block_limit()
     check("300 bones: the palette in a uniform block, this GL holding 64 KB in one",
@@ -221,10 +221,10 @@ def big_rig(mods):
     check("300 bones: the GPU image is the CPU-skinned mesh's", ok and covered(want) > 3000,
           f"{detail}; {covered(want)} pixels covered")
     b.drawing.upload, b.drawing.pose_key = (lambda p, real=b.drawing.upload: real(p * 1.01)), None
-    bad, _ = gpu_image(ui, viewport, obj, view, proj)
+    bad, _ = gpu_image(addon, viewport, obj, view, proj)
     check("300 bones: a palette 1% off fails the comparison", not same_image(bad, want)[0], same_image(bad, want)[1])
     viewport._block_limit[0], b.drawing = viewport.UNIFORM_BLOCK_BYTES, None  # a GL of 16 KB blocks
-    got, b = gpu_image(ui, viewport, obj, view, proj)
+    got, b = gpu_image(addon, viewport, obj, view, proj)
     ok, detail = same_image(got, want)
     check("300 bones, 16 KB blocks: the palette a texture, the image the CPU's",
           b.drawing.palette == "texture-2d" and ok, f"{b.drawing.palette}; {detail}")
@@ -241,8 +241,8 @@ def big_rig(mods):
     obj.skn.mode, obj.skn.method = "GPU", "LINEAR"
     bpy.ops.skn.bind()
     viewport._block_limit[0] = 1 << 20  # a GL that says a megabyte
-    got, b = gpu_image(ui, viewport, obj, view, proj)
-    want = cpu_image(ui, viewport, core, obj, view, proj)
+    got, b = gpu_image(addon, viewport, obj, view, proj)
+    want = cpu_image(addon, viewport, core, obj, view, proj)
     ok, detail = same_image(got, want)
     check("a uniform block the GL does not link: the palette a texture, the image the CPU's, 16 KB from then on",
           b.drawing.palette == "texture-2d" and ok and covered(want) > 500 and viewport.uniform_block_limit() == 16384,
@@ -258,7 +258,7 @@ def curved_and_keyed(mods):
     vertex in 8 slots; 9 on the CPU, saying so; a draw that fails, the CPU too. Shape keys in GPU
     mode: morph targets in the shader, the image that of skn_skin with the keys as morph targets
     (normals included) in a rig of its own. A modifier below: the CPU, saying so, until removed."""
-    ui, viewport, core = mods
+    addon, viewport, core = mods
     scene = bpy.context.scene
     arm = chain_rig("CurvedRig", 3, 2 / 3)
     for bone, segments in zip(arm.data.bones, (4, 6, 8)):
@@ -278,8 +278,8 @@ def curved_and_keyed(mods):
     obj.skn.mode, obj.skn.method = "GPU", "DQS"
     check("B-Bones in GPU mode: Bind", bpy.ops.skn.bind() == {"FINISHED"} and not obj.skn.error, obj.skn.error)
     view, proj = camera((0.8, -3.0, 1.8), (0.8, 0.6, 0.0))
-    got, b = gpu_image(ui, viewport, obj, view, proj)
-    want = cpu_image(ui, viewport, core, obj, view, proj)
+    got, b = gpu_image(addon, viewport, obj, view, proj)
+    want = cpu_image(addon, viewport, core, obj, view, proj)
     ok, detail = same_image(got, want)
     check("B-Bones in GPU mode: a joint a segment, the GPU image the CPU-skinned mesh's",
           b.rig.joint_count == 5 + 7 + 9 and ok and covered(want) > 3000,
@@ -287,11 +287,11 @@ def curved_and_keyed(mods):
     real = viewport.draw_object
     viewport.draw_object = lambda *a, **k: 1 / 0  # a draw that fails: the CPU takes over, saying so
     try:
-        render(lambda: ui.draw_viewport())
+        render(lambda: addon.modes.draw_viewport())
     finally:
         viewport.draw_object = real
-    ui._fall_back(obj.name)
-    check("a draw that fails: skinned on the CPU, drawn by Blender, saying why", not ui.gpu_drawn(obj) and
+    addon.modes._fall_back(obj.name)
+    check("a draw that fails: skinned on the CPU, drawn by Blender, saying why", not addon.modes.gpu_drawn(obj) and
           obj.display_type != "BOUNDS" and "could not draw" in obj.skn.error and
           numpy.abs(evaluated(obj) - coords(obj)).max() > 0.1, obj.skn.error)
     obj.skn.mode = "CPU"
@@ -310,18 +310,18 @@ def curved_and_keyed(mods):
         obj.skn.mode, obj.skn.method = "GPU", "LINEAR"
         bpy.ops.skn.bind()
         scene.frame_set(2)
-        b = ui.binding(obj)
+        b = addon.live.binding(obj)
         if slots:
             view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
-            got, b = gpu_image(ui, viewport, obj, view, proj)
-            ok, detail = same_image(got, cpu_image(ui, viewport, core, obj, view, proj))
+            got, b = gpu_image(addon, viewport, obj, view, proj)
+            ok, detail = same_image(got, cpu_image(addon, viewport, core, obj, view, proj))
             check(f"{bones} B-Bones a vertex ({bones + 1} segments) in GPU mode: {slots} slots a vertex, the GPU "
-                  f"image the CPU-skinned mesh's", ui.gpu_drawn(obj) and b.drawing.influences == slots and ok and
+                  f"image the CPU-skinned mesh's", addon.modes.gpu_drawn(obj) and b.drawing.influences == slots and ok and
                   covered(got) > 1500, f"{b.rig.max_influences_per_vertex} a vertex, {b.drawing.influences} slots, "
-                  f"drawn {ui.gpu_drawn(obj)} ({obj.skn.error}), {covered(got)} pixels; {detail}")
+                  f"drawn {addon.modes.gpu_drawn(obj)} ({obj.skn.error}), {covered(got)} pixels; {detail}")
         else:
             check(f"{bones} B-Bones a vertex ({bones + 1} segments) in GPU mode: skinned on the CPU, saying why",
-                  not ui.gpu_drawn(obj) and obj.display_type != "BOUNDS" and "at most 16" in obj.skn.error and
+                  not addon.modes.gpu_drawn(obj) and obj.display_type != "BOUNDS" and "at most 16" in obj.skn.error and
                   numpy.abs(evaluated(obj) - want).max() < 1e-5, obj.skn.error)
         bpy.ops.skn.unbind()
         arm = obj.modifiers["Armature"].object
@@ -341,8 +341,8 @@ def curved_and_keyed(mods):
     bpy.ops.skn.bind()
     scene.frame_set(2)
     view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
-    got, b = gpu_image(ui, viewport, obj, view, proj)
-    ok, detail = same_image(got, cpu_image(ui, viewport, core, obj, view, proj))
+    got, b = gpu_image(addon, viewport, obj, view, proj)
+    ok, detail = same_image(got, cpu_image(addon, viewport, core, obj, view, proj))
     parts = [(k, t.triangles) for k, t in b.drawing.parts]
     stub = type("Stub", (), {"_split": None})()  # the split kept from frame to frame (Drawing._split_parts)
     tris = numpy.arange(12, dtype=numpy.uint32).reshape(4, 3)
@@ -356,7 +356,7 @@ def curved_and_keyed(mods):
           f"{[(k, list(u), t.tolist()) for k, u, t in grown]}")
     classes = [k for k, _ in parts]
     check("a mesh of 4 to 12 slots a vertex: a part a class, each read by a shader of its slots, the GPU image the "
-          "CPU-skinned mesh's", ui.gpu_drawn(obj) and classes[0] == 4 and classes[-1] == 12 and parts[0][1] >= 400
+          "CPU-skinned mesh's", addon.modes.gpu_drawn(obj) and classes[0] == 4 and classes[-1] == 12 and parts[0][1] >= 400
           and sum(t for _, t in parts) == len(b.triangles) and sorted(b.drawing.shaders) == classes and ok and
           covered(got) > 1500, f"parts (slots, triangles) {parts}, {len(b.triangles)} triangles; {detail}")
     bpy.ops.skn.unbind()
@@ -376,12 +376,12 @@ def curved_and_keyed(mods):
     bulge.value = 0.6
     next(m for m in obj.modifiers if m.type == "ARMATURE").use_deform_preserve_volume = True
     want = bound_in_gpu_mode(obj, "DQS")
-    check("shape keys in GPU mode: drawn by the shader", not obj.skn.error and ui.gpu_drawn(obj) and
+    check("shape keys in GPU mode: drawn by the shader", not obj.skn.error and addon.modes.gpu_drawn(obj) and
           obj.display_type == "BOUNDS", obj.skn.error)
     view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
     for value in (0.7, 0.2):
         key.value = value
-        got, b = gpu_image(ui, viewport, obj, view, proj)
+        got, b = gpu_image(addon, viewport, obj, view, proj)
         ok, detail = same_image(got, keyed_image(viewport, core, obj, b, view, proj))
         check(f"shape keys in GPU mode, Fat at {value}, Bulge at 0.6: the image of skn_skin's morph targets",
               ok and covered(got) > 3000, f"{detail}; {covered(got)} pixels covered")
@@ -390,11 +390,11 @@ def curved_and_keyed(mods):
     key.value = 0.7
     obj.modifiers.new("Smooth", "SMOOTH")
     bpy.context.view_layer.update()
-    check("a modifier below in GPU mode: skinned on the CPU, saying why", not ui.gpu_drawn(obj) and
+    check("a modifier below in GPU mode: skinned on the CPU, saying why", not addon.modes.gpu_drawn(obj) and
           obj.display_type != "BOUNDS" and "Smooth" in obj.skn.error, obj.skn.error)
     obj.modifiers.remove(obj.modifiers["Smooth"])
     bpy.context.view_layer.update()
-    check("... and drawn by the shader again once it is removed", ui.gpu_drawn(obj) and
+    check("... and drawn by the shader again once it is removed", addon.modes.gpu_drawn(obj) and
           obj.display_type == "BOUNDS" and not obj.skn.error, obj.skn.error)
     obj.skn.mode = "CPU"
     check("shape keys, CPU mode: the mesh is the modifier's", numpy.abs(evaluated(obj) - want).max() < 1e-5)
@@ -407,7 +407,7 @@ def mirrored(mods):
     (Mirror's: twice the vertices), its image the CPU-skinned binding's and that binding's positions
     the modifier's mesh; with a keyed shape key under Mirror (the input moving every frame: the rig
     bound again, the batch made again), at two frames."""
-    ui, viewport, core = mods
+    addon, viewport, core = mods
     scene = bpy.context.scene
     arm = chain_rig("MirroredRig", 2, 1.0)
     for frame, angle in ((1, 0), (20, 70)):
@@ -436,20 +436,20 @@ def mirrored(mods):
             wants[f] = evaluated(obj).copy()
         bound_in_gpu_mode(obj, "LINEAR", frame=frames[0])
         label = "Mirror above, a keyed shape key under it" if keyed else "Mirror above"
-        check(f"{label}: GPU mode draws it", ui.gpu_drawn(obj) and not obj.skn.error, obj.skn.error)
+        check(f"{label}: GPU mode draws it", addon.modes.gpu_drawn(obj) and not obj.skn.error, obj.skn.error)
         for f in frames:
             scene.frame_set(f)
-            got, b = gpu_image(ui, viewport, obj, view, proj)
-            want = cpu_image(ui, viewport, core, obj, view, proj)
+            got, b = gpu_image(addon, viewport, obj, view, proj)
+            want = cpu_image(addon, viewport, core, obj, view, proj)
             ok, detail = same_image(got, want)
             p = b.rig.skin(b.pose, method="lbs")
             off = float(numpy.abs(b.to_object(p) - wants[f]).max())
             check(f"{label}, frame {f}: the GPU image the CPU-skinned binding's, its positions the modifier's",
                   ok and covered(want) > 3000 and len(p) == len(wants[f]) > len(obj.data.vertices) and off < 1e-5,
                   f"{detail}; {covered(want)} pixels covered; {len(p)} vertices, {off:.1e} from the modifier's")
-        drawn = render(lambda: ui.draw_viewport())  # the viewport's own draw callback, as Blender calls it
-        check(f"{label}: the viewport's draw callback draws it", obj.name not in ui._draw_failures and
-              ui.gpu_drawn(obj) and covered(drawn) > 3000, f"{ui._draw_failures.get(obj.name)}; {covered(drawn)} pixels")
+        drawn = render(lambda: addon.modes.draw_viewport())  # the viewport's own draw callback, as Blender calls it
+        check(f"{label}: the viewport's draw callback draws it", obj.name not in addon.state.draw_failures and
+              addon.modes.gpu_drawn(obj) and covered(drawn) > 3000, f"{addon.state.draw_failures.get(obj.name)}; {covered(drawn)} pixels")
         bpy.ops.skn.unbind()
 
 
@@ -457,7 +457,7 @@ def masked(mods):
     """The modifier's Vertex Group mask (and Invert) in GPU mode: drawn by the shader, the image
     that of skn_skin's positions and normals each moved by the mask's share from the rest mesh's;
     CPU mode's mesh the modifier's."""
-    ui, viewport, core = mods
+    addon, viewport, core = mods
     obj = make_arm("Masked")
     group = obj.vertex_groups.new(name="mask")
     for v in obj.data.vertices:
@@ -468,7 +468,7 @@ def masked(mods):
     for invert in (False, True):
         mod.invert_vertex_group = invert
         want = bound_in_gpu_mode(obj, "DQS")
-        got, b = gpu_image(ui, viewport, obj, view, proj)
+        got, b = gpu_image(addon, viewport, obj, view, proj)
         m = numpy.array([group.weight(v.index) for v in obj.data.vertices], numpy.float32)[:, None]
         m = 1 - m if invert else m
         arm, _ = core.find_armature(obj)
@@ -479,7 +479,7 @@ def masked(mods):
                                                 rest["normals"] + m * (n - rest["normals"]), view, proj))
         label = "an inverted" if invert else "a"
         check(f"{label} mask in GPU mode: drawn by the shader, the image of skn_skin's motion scaled by it",
-              ui.gpu_drawn(obj) and not obj.skn.error and ok and covered(got) > 3000, f"{detail}; {obj.skn.error}")
+              addon.modes.gpu_drawn(obj) and not obj.skn.error and ok and covered(got) > 3000, f"{detail}; {obj.skn.error}")
         obj.skn.mode = "CPU"
         worst = numpy.abs(evaluated(obj) - want).max()
         check(f"{label} mask, CPU mode: the modifier's mesh", worst < 1e-5, f"worst {worst:.2e}")
@@ -625,7 +625,7 @@ def redraw():
 def switches(mods):
     """CPU -> GPU (Weight Paint in it) -> CPU, Unbind, Apply, save and reopen without the add-on,
     disable: the rest mesh, the modifier and the object's display as they were."""
-    ui, viewport, core = mods
+    addon, viewport, core = mods
     scene = bpy.context.scene
     obj = make_arm("Switch")
     mod = obj.modifiers["Armature"]
@@ -646,18 +646,18 @@ def switches(mods):
     scene.frame_set(10)
     check("GPU mode: frame changes leave the mesh at rest", numpy.array_equal(evaluated(obj), rest))
     redraw()
-    b = ui._bindings.get(obj.name)
+    b = addon.state.bindings.get(obj.name)
     drawn = b is not None and getattr(b, "drawing", None) is not None and b.drawing.pose_key is not None
     check("GPU mode: the viewport's draw callback draws it", drawn and not obj.skn.error, obj.skn.error)
     bpy.ops.object.mode_set(mode="WEIGHT_PAINT")  # painted: Blender draws it, the modifier deforming
     redraw()
     check("GPU mode, Weight Paint: Blender draws the mesh, the modifier deforming it, not the shader",
           obj.display_type == "TEXTURED" and mod.show_viewport and mod.object is not None and
-          not ui.gpu_drawn(obj) and numpy.abs(evaluated(obj) - want).max() < 1e-5, obj.display_type)
+          not addon.modes.gpu_drawn(obj) and numpy.abs(evaluated(obj) - want).max() < 1e-5, obj.display_type)
     bpy.ops.object.mode_set(mode="OBJECT")
     redraw()
     check("GPU mode, Weight Paint left: the shader draws it again",
-          obj.display_type == "BOUNDS" and not mod.show_viewport and ui.gpu_drawn(obj) and
+          obj.display_type == "BOUNDS" and not mod.show_viewport and addon.modes.gpu_drawn(obj) and
           numpy.array_equal(evaluated(obj), rest), obj.display_type)
     obj.skn.mode = "CPU"
     check("GPU -> CPU: the mesh is the modifier's again", numpy.abs(evaluated(obj) - want).max() < 1e-5)
@@ -750,7 +750,7 @@ def workbench_render(obj):
 def shared(mods):
     """One mesh, two objects (a linked duplicate), each with its own armature, both in GPU mode:
     each drawn by the shader, its image its own binding's on the CPU; unbound, Blender's draw back."""
-    ui, viewport, core = mods
+    addon, viewport, core = mods
     scene = bpy.context.scene
     arm = arm_rig("SharedGpuA", Quaternion((0, 0, 1), math.radians(70)))
     other_arm = arm_rig("SharedGpuB", Quaternion((0, 1, 0), math.radians(60)))
@@ -768,11 +768,11 @@ def shared(mods):
     view, proj = camera((1.0, -4.0, 1.5), (1.0, 0.0, 0.0))
     wanted = []
     for o in (obj, other):
-        got, _ = gpu_image(ui, viewport, o, view, proj)
-        want = cpu_image(ui, viewport, core, o, view, proj)
+        got, _ = gpu_image(addon, viewport, o, view, proj)
+        want = cpu_image(addon, viewport, core, o, view, proj)
         ok, detail = same_image(got, want)
         check(f"a shared mesh in GPU mode: {o.name} drawn by the shader, its own binding's image",
-              ui.gpu_drawn(o) and o.display_type == "BOUNDS" and ok and covered(want) > 2000,
+              addon.modes.gpu_drawn(o) and o.display_type == "BOUNDS" and ok and covered(want) > 2000,
               f"{detail}; {covered(want)} pixels covered")
         wanted.append(want)
     check("a shared mesh in GPU mode: the two images differ, each its armature's", not same_image(*wanted)[0],
@@ -789,8 +789,9 @@ def shared(mods):
 
 def main():
     install_addon()
-    from skn_blender import core, ui, viewport
-    mods = (ui, viewport, core)
+    import skn_blender as addon
+    from skn_blender import core, viewport
+    mods = (addon, viewport, core)
     check("a GL context: Mesa's llvmpipe", "llvmpipe" in gpu.platform.renderer_get(), gpu.platform.renderer_get())
     drawing_order(mods)
     images(mods)

@@ -53,7 +53,7 @@ def worst(a, b, size):
 
 def bound_against_modifier(label, obj, frames):
     """Returns how far the modifier moved the mesh over the frames, over its diagonal."""
-    ui = sys.modules["skn_blender.ui"]  # the add-on, once install_addon has enabled it
+    takeover = sys.modules["skn_blender.takeover"]  # the add-on, once install_addon has enabled it
     modifier = next(m for m in obj.modifiers if m.type == "ARMATURE")
     size = float(numpy.linalg.norm(numpy.ptp(numpy.array(obj.bound_box), axis=0))) or 1.0
     moved = 0.0
@@ -71,12 +71,12 @@ def bound_against_modifier(label, obj, frames):
             continue
         held = obj.skn.modifier_object
         check(f"{label} {method}: skn deforms it, not the modifier (its Object held, skn's modifier on)",
-              modifier.object is None and held is not None and ui.transport(obj) is not None and
-              ui.transport(obj).show_viewport)
+              modifier.object is None and held is not None and takeover.transport(obj) is not None and
+              takeover.transport(obj).show_viewport)
         got = played(obj, frames)
         bpy.ops.skn.unbind()
         check(f"{label} {method}: Unbind gives the modifier its Object back", modifier.object == held and
-              ui.transport(obj) is None)
+              takeover.transport(obj) is None)
         back = played(obj, frames)
         w = worst(got, want, size)
         check(f"{label} {method}: within {TOLERANCE:g} of the modifier at frames {frames}", w <= TOLERANCE,

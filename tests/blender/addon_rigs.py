@@ -615,9 +615,9 @@ def modifiers_above():
     activate(obj)
     bpy.ops.skn.bind()
     obj.skn.mode = "GPU"
-    ui = sys.modules["skn_blender.ui"]
+    modes, takeover = sys.modules["skn_blender.modes"], sys.modules["skn_blender.takeover"]
     check("modifiers above: GPU mode takes them (the shader draws the input helper's mesh; the skn modifier on)",
-          ui.gpu_drawn(obj) and not obj.skn.error and ui.transport(obj).show_viewport, obj.skn.error)
+          modes.gpu_drawn(obj) and not obj.skn.error and takeover.transport(obj).show_viewport, obj.skn.error)
     obj.skn.mode = "CPU"
     path = os.path.join(bpy.app.tempdir, "skn_above.blend")
     bpy.ops.wm.save_as_mainfile(filepath=path, copy=True)

@@ -462,9 +462,9 @@ def gpu_mode_readers(addon):
     got = shown()
     worst = max(float(numpy.abs(g - w).max()) for g, w in zip(got, want))
     check("GPU mode, read by others: skinned on the CPU, the panel naming them",
-          not addon.ui.gpu_drawn(body) and body.skn.error.startswith("GPU mode leaves the mesh at rest") and
+          not addon.modes.gpu_drawn(body) and body.skn.error.startswith("GPU mode leaves the mesh at rest") and
           "Earring (parented to its vertices) and 2 more read it" in body.skn.error, body.skn.error)
-    readers = addon.ui.geometry_readers(body)
+    readers = addon.modes.geometry_readers(body)
     check("... every reader found: the earring, the clothes' Surface Deform, the Empty's Shrinkwrap",
           readers == ["Earring (parented to its vertices)", 'Pin\'s "Shrinkwrap" constraint',
                       'Sleeve\'s "SurfaceDeform" modifier'], str(readers))  # (by the readers' names)
@@ -472,7 +472,7 @@ def gpu_mode_readers(addon):
     for o in (earring, cloth, pin):
         bpy.data.objects.remove(o)
     bpy.context.view_layer.update()
-    check("... read by none: the shader draws it again", addon.ui.gpu_drawn(body) and not body.skn.error,
+    check("... read by none: the shader draws it again", addon.modes.gpu_drawn(body) and not body.skn.error,
           body.skn.error)
     bpy.ops.skn.unbind()
 
@@ -641,7 +641,7 @@ def rig_not_posed(addon):
             worst = max(worst, float(numpy.abs(evaluated(obj) - want[frame]).max()))
         check(f"the armature {label}: the mesh follows it, {'skn' if skn_deforms else 'the modifier'} deforming it",
               worst < 1e-5 and obj.skn.bound and ("skn" in obj.modifiers) == skn_deforms and
-              (skn_deforms or "poses it only for the Armature modifier" in addon.ui.modifier_deforms(obj)),
+              (skn_deforms or "poses it only for the Armature modifier" in addon.takeover.modifier_deforms(obj)),
               f"max {worst:.2e}")
 
     arm.hide_set(True)

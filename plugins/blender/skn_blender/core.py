@@ -103,7 +103,7 @@ def outline(obj):
     """What a binding is made from that is cheap to read each frame: the vertex count, the vertex
     groups' and shape keys' names and settings, the modifier's settings. A binding whose outline
     differs from its object's is out of date; changes to weights and coordinates are found by the
-    depsgraph instead (ui.edited_meshes)."""
+    depsgraph instead (handlers.edited_meshes)."""
     arm, mod = find_armature(obj)
     key = obj.data.shape_keys
     blocks = tuple((b.name, b.relative_key.name if b.relative_key else "", b.vertex_group, b.mute)
@@ -202,7 +202,7 @@ class Binding:
         self.vertex_count = len(mesh.vertices)
         self.groups = rules.vertex_groups(view, self.skeleton) if self.settings.groups else None
         self.readers = rules.readers_key(obj, above, self._depsgraph()) \
-            if self.source is not None else b""  # what those groups depend on, besides the input (ui._fits)
+            if self.source is not None else b""  # what those groups depend on, besides the input (live._fits)
         self.reference = rules.reference_coordinates(mesh) if self.source is None else rules.coordinates(mesh)
         self.targets = rules.shape_keys(obj) if self.source is None else []  # (the keys: in the input already)
         self.morph = rules.morph_offsets(self.targets, self.vertex_count)

@@ -47,7 +47,7 @@ def matrix(m):
 def armature_of(obj):
     """The armature that deforms a mesh, and how: its first Armature modifier with an object (the
     modifier), else an armature parent with Armature Deform (None); (None, None) for neither.
-    While bound, skn holds the modifier's Object (ui.suppress): that modifier, by its name, else
+    While bound, skn holds the modifier's Object (takeover.suppress): that modifier, by its name, else
     the first Armature modifier without one, is it, with the held armature."""
     skn = getattr(obj, "skn", None)
     held = getattr(skn, "modifier_object", None)
@@ -123,7 +123,7 @@ def readers_key(obj, modifiers, depsgraph):
     settings, as bytes (b"" where they read no object): the object's place, and each object's they
     read, with its evaluated coordinates (a Data Transfer's source, which an armature may deform;
     a Vertex Weight Proximity's target). The input's coordinates are compared each frame anyway;
-    its weights are read only at a bind, so a change here binds again (ui._fits)."""
+    its weights are read only at a bind, so a change here binds again (live._fits)."""
     read = objects_read(modifiers)
     if not read:
         return b""
@@ -194,7 +194,7 @@ MULTI_SAVED = "multi_saved"  # obj.skn's JSON {modifier name: [viewport, render]
 
 def modifier_on(obj, m):
     """Whether the user has modifier `m` on (viewport or render): as they left it before skn
-    switched it off, for a Multi modifier skn stands in for while bound (ui.suppress)."""
+    switched it off, for a Multi modifier skn stands in for while bound (takeover.suppress)."""
     saved = getattr(getattr(obj, "skn", None), MULTI_SAVED, "")
     states = json.loads(saved) if saved else {}
     return any(states[m.name]) if m.name in states else (m.show_viewport or m.show_render)
@@ -212,7 +212,7 @@ def multi_chain(obj, mod):
     out = []
     for after in mods[mods.index(mod) + 1:]:
         if after.type == "NODES" and after.node_group is not None and "skn" in after.node_group:
-            continue  # skn's own modifier, in the slot of the one it stands in for (ui.add_transport)
+            continue  # skn's own modifier, in the slot of the one it stands in for (takeover.add_transport)
         if after.type != "ARMATURE" or not after.use_multi_modifier:
             break
         if modifier_on(obj, after) and after.object is not None and after.object.type == "ARMATURE":

@@ -2,7 +2,7 @@
 
 Blender 3.4 has no Python modifiers and cannot run part of a modifier stack from Python. A bound
 mesh has helper objects, linked to no scene (never drawn, in no view layer), which Blender
-evaluates because the "skn" modifier (ui.py) names them:
+evaluates because the "skn" modifier (takeover.py) names them:
 
   - the offsets, always: a mesh of loose points, point i at skn's result less the modifier's
     input for vertex i; the "skn" modifier adds point i to vertex i (Object Info, Sample Index),
@@ -21,7 +21,7 @@ evaluates because the "skn" modifier (ui.py) names them:
     skn binds (and GPU mode draws). In GPU mode the "skn" modifier stays on for it: switched off,
     it would no longer make Blender evaluate the input.
 
-Both go with the binding (ui.remove_transport): at Unbind, before every save, when the add-on is
+Both go with the binding (takeover.remove_transport): at Unbind, before every save, when the add-on is
 disabled. Settings of the modifiers above that are animated or driven reach the copies when the
 frame's refresh finds them changed (a rebind: skn evaluates the copies again then). A render
 reads the input as the viewport evaluates it; the panel says where a modifier above renders

@@ -14,7 +14,7 @@ the same arithmetic as the CPU kernels) under a small main, and a fragment
 stage lit like Blender's solid mode: studio lights fixed to the view over a
 grey base.
 
-Nothing here touches Blender's data: ui.py decides when an object is drawn
+Nothing here touches Blender's data: modes.py decides when an object is drawn
 this way and hides Blender's own draw of it (Display As: Bounds).
 """
 import ctypes

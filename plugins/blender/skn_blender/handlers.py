@@ -1,0 +1,213 @@
+"""Blender's calls, and what each does to the bound meshes: a frame (on_frame), any change
+(on_update), a save (the armature's own deformation in the file, skn again after), a render (the
+CPU path, and the modifier for a rig the render does not pose), an export through the glTF or FBX
+exporter (wrapped: Blender 3.4 has no export handlers), and a file opened (skn takes over again).
+"""
+
+import bpy
+
+from . import core, live, modes, state, takeover, workflows
+
+
+def _each_bound(fn):
+    """fn(obj) for every bound object; an error goes to the object's panel, never a traceback a frame."""
+    for obj in live.bound_objects():
+        try:
+            fn(obj)
+        except Exception as e:
+            obj.skn.error = str(e)
+
+
+def edited_meshes(depsgraph):
+    """("MESH", name) for each mesh whose geometry (coordinates, weights, topology) or shape keys
+    changed in this update, ("ARMATURE", name) for each armature (data) that changed."""
+    if depsgraph is None:
+        return set()
+    out = set()
+    for u in depsgraph.updates:
+        if isinstance(u.id, bpy.types.Mesh) and u.is_updated_geometry:
+            out.add(("MESH", u.id.original.name))
+        elif isinstance(u.id, bpy.types.Key) and u.id.original.user is not None:
+            out.add(("MESH", u.id.original.user.name))
+        elif isinstance(u.id, bpy.types.Armature):  # a pose change too: the bones are compared
+            out.add(("ARMATURE", u.id.original.name))
+    return out
+
+
+@bpy.app.handlers.persistent
+def on_frame(scene, depsgraph=None):
+    """A frame (the viewport's, or a render's: its depsgraph's, which the original objects do not show)."""
+    def one(obj):
+        if not takeover.handed_over(obj):
+            takeover.take_over(obj)
+            if obj.skn.live:
+                live.refresh(obj, depsgraph=depsgraph)
+    if not state.saving[0]:
+        state.generation[0] += 1
+        _each_bound(one)
+
+
+@bpy.app.handlers.persistent
+def on_update(scene, depsgraph=None):
+    """A change anywhere: bound meshes follow; one whose mesh the user changed (weights painted,
+    edited, keys changed, topology) is bound again from it, its settings kept."""
+    if state.saving[0]:
+        return
+    state.generation[0] += 1
+    wrap_exporters()  # (one enabled since)
+    edited = edited_meshes(depsgraph) - {("MESH", name) for name in state.own_changes}
+    state.own_changes.clear()  # (those skn makes now are reported in the next update)
+    armatures = {core.find_armature(o)[0] for o in live.bound_objects()} - {None}
+    for arm in armatures:
+        if ("ARMATURE", arm.data.name) in edited or arm.data.name not in state.bone_ids:
+            workflows.follow_renames(arm)
+
+    def one(obj):
+        workflows.merge_reparented(obj)
+        if takeover.handed_over(obj):  # for a while (the weights, the pose read again after)
+            live.forget(obj)
+            return
+        takeover.take_over(obj)
+        if ("MESH", obj.data.name) in edited:
+            if obj.mode != "EDIT":
+                live.forget(obj)
+        arm, _ = core.find_armature(obj)
+        b = state.bindings.get(obj.name)
+        if b is not None and arm is not None and any(
+                ("ARMATURE", a.data.name) in edited and a.mode != "EDIT" and part.bones != core.bones_outline(a)
+                for a, part in [(arm, b)] + [(p.armature(obj), p.binding) for p in b.multi]):
+            live.forget(obj)  # bones edited, or their envelopes or B-Bone shape (the Multi modifiers' armatures too)
+        if obj.skn.mode == "GPU" and bool(obj.skn.display_saved) != modes.gpu_drawn(obj):
+            modes.apply_mode(obj)  # a modifier added below, or removed: the shader draws it, or the CPU skins it
+        workflows.follow_preserve_volume(obj)
+        if obj.skn.live:
+            live.refresh(obj)
+    _each_bound(one)
+
+
+@bpy.app.handlers.persistent
+def before_save(*_):
+    """The file keeps the armature's own deformation and no "skn" modifier: opened without the
+    add-on, it deforms as Blender does."""
+    state.saving[0] = True
+    _each_bound(takeover.give_back)
+
+
+@bpy.app.handlers.persistent
+def after_save(*_):
+    state.saving[0] = False
+    _each_bound(takeover.take_over)
+
+
+@bpy.app.handlers.persistent
+def before_render(*_):
+    """Render takes the CPU path: a GPU-mode mesh holds its skinned coordinates, drawn by Blender."""
+    state.rendering[0] = True
+    state.generation[0] += 1
+    _each_bound(lambda obj: modes.apply_mode(obj) if obj.skn.mode == "GPU" else None)
+    for obj in live.bound_objects():  # a rig the render does not pose of itself: the modifier's, for the render
+        arm = obj.skn.modifier_object
+        if arm is not None and not takeover.rig_evaluated(arm, render=True):
+            state.render_handed.add(obj.name)
+            takeover.give_back(obj)
+
+
+@bpy.app.handlers.persistent
+def after_render(*_):
+    state.rendering[0] = False
+    for name in list(state.render_handed):
+        obj = bpy.data.objects.get(name)
+        if obj is not None and obj.skn.bound:
+            takeover.take_over(obj)
+    state.render_handed.clear()
+    _each_bound(lambda obj: modes.apply_mode(obj) if obj.skn.mode == "GPU" else None)
+
+
+# ---- exporters: they read the Armature modifier's Object, which skn holds while bound ----
+
+# The exporters whose skin comes from a mesh's Armature modifier (its Object: glTF's gather_skin,
+# FBX's armature lookup), by their operators' class names (both Python add-ons bundled with Blender)
+EXPORTERS = ("EXPORT_SCENE_OT_gltf", "EXPORT_SCENE_OT_fbx")
+
+
+def wrap_exporters():
+    """Wraps the exporters' execute so that each export sees the stack as before Bind, as a save
+    does: a bound mesh's Armature modifier on with its Object, no "skn" modifier (exported while
+    skn held the Object, a glTF's mesh had no skin, and an FBX's rest was the posed mesh). Blender
+    3.4 has no export handlers, and the glTF exporter's pre-export callback has no counterpart on
+    failure; skn takes the meshes over again after the export, however it ends. An exporter enabled
+    later is wrapped at the next update (on_update)."""
+    for name in EXPORTERS:
+        cls = getattr(bpy.types, name, None)
+        if cls is not None and not getattr(cls.execute, "skn_wrapped", False):
+            cls.execute = _given_back_for(cls.execute)
+
+
+def _given_back_for(original):
+    """An exporter's execute, the bound meshes given back around it. (Exactly (self, context):
+    Blender checks an operator method's parameters when it calls it.)"""
+    def execute(self, context):
+        if not live.bound_objects():
+            return original(self, context)
+        before_save()
+        try:
+            return original(self, context)
+        finally:
+            after_save()
+    execute.skn_wrapped, execute.skn_original = True, original
+    return execute
+
+
+def unwrap_exporters():
+    for name in EXPORTERS:
+        cls = getattr(bpy.types, name, None)
+        if cls is not None and getattr(cls.execute, "skn_wrapped", False):
+            cls.execute = cls.execute.skn_original
+
+
+@bpy.app.handlers.persistent
+def after_load(*_):
+    """A file saved while bound: skn takes the deformation over again."""
+    state.bindings.clear()
+    state.last_key.clear()
+    state.own_changes.clear()
+    state.bone_ids.clear()
+    state.stacks.clear()
+    state.saving[0] = False
+    _each_bound(takeover.take_over)
+
+
+def _after_enable():
+    after_load()
+    wrap_exporters()
+    return None  # a timer that runs once
+
+
+HANDLERS = ((bpy.app.handlers.frame_change_post, on_frame), (bpy.app.handlers.depsgraph_update_post, on_update),
+            (bpy.app.handlers.save_pre, before_save), (bpy.app.handlers.save_post, after_save),
+            (bpy.app.handlers.load_post, after_load), (bpy.app.handlers.render_init, before_render),
+            (bpy.app.handlers.render_complete, after_render), (bpy.app.handlers.render_cancel, after_render))
+
+
+def register():
+    for hooks, fn in HANDLERS:
+        hooks.append(fn)
+    wrap_exporters()
+    state.draw_handler[0] = bpy.types.SpaceView3D.draw_handler_add(modes.draw_viewport, (), "WINDOW", "POST_VIEW")
+    # enabled in a session whose file was saved while bound: take the deformation over again, once
+    # bpy.data is open (it is not while an add-on registers; the change handlers do it too)
+    bpy.app.timers.register(_after_enable, first_interval=0.0)
+
+
+def unregister():
+    if bpy.app.timers.is_registered(_after_enable):
+        bpy.app.timers.unregister(_after_enable)
+    unwrap_exporters()
+    for obj in live.bound_objects():  # disabling the add-on gives every mesh its rest and its armature back
+        live.unbind(obj)
+    for hooks, fn in HANDLERS:
+        if fn in hooks:
+            hooks.remove(fn)
+    if state.draw_handler[0] is not None:
+        bpy.types.SpaceView3D.draw_handler_remove(state.draw_handler[0], "WINDOW")
+        state.draw_handler[0] = None

@@ -1,0 +1,195 @@
+"""A bound mesh's binding (core.Binding): made from the object's settings, kept while its
+outline holds, bound again when Blender reports the mesh changed (weights painted, edits, shape
+key changes); each frame skinned and written to the offsets helper (refresh). A setup skn can no
+longer take over (shape keys made absolute, say) gives the modifier back, with the reason in the
+panel. Bind and Unbind themselves, and the bound objects skn deforms.
+"""
+
+import bpy
+
+from . import core, modes, stack, state, takeover, workflows
+
+
+def make_binding(obj, bare=False):
+    """A binding by the object's settings; with modifiers above the armature's, of the input
+    helper (stack.py; the "skn" modifier made first, naming it, so that Blender evaluates it).
+    `bare`: of the mesh itself, the modifiers above left out (Apply)."""
+    s = obj.skn
+    if s.method == "BLEND" and not s.blend_group:
+        raise ValueError("Blend mixes Linear and Dual Quaternion per vertex by a vertex group: pick the Blend Group")
+    _, mod = core.find_armature(obj)
+    source = None
+    if not bare and core.rules.modifiers_above(obj, mod):
+        takeover.keep_stack(obj, mod)
+        source = stack.helpers(obj)[0]
+    return core.Binding(obj, blend_group=s.blend_group if s.method == "BLEND" else None, centers=s.method == "COR",
+                        normals=s.mode == "GPU" and not bare, source=source, bare=bare)
+
+
+def _fits(obj, b):
+    """Whether b reads the object's input helper (none without modifiers above) and that still
+    gives the vertices b was bound with, weighted as then (the objects the modifiers above read
+    as they were: rules.readers_key)."""
+    h = stack.helpers(obj)[0]
+    if h is None or b.source is None:
+        return h is None and b.source is None
+    try:
+        return b.source == h and len(stack.input_mesh(h).vertices) == b.vertex_count and b.readers == \
+            core.rules.readers_key(obj, core.rules.modifiers_above(obj, core.find_armature(obj)[1]),
+                                   bpy.context.evaluated_depsgraph_get())
+    except ReferenceError:  # (a helper removed under it: an undo)
+        return False
+
+
+def binding(obj):
+    """The object's binding, made again when the mesh or the modifier changed under it (what a
+    binding is made from, by its outline: counts, names, settings, and the input helper's vertices)
+    or it cannot serve. A new one clears the panel's last error (or says why GPU mode skins this
+    one on the CPU)."""
+    b = state.bindings.get(obj.name)
+    if b is None or b.outline != core.outline(obj) or not b.serves(obj.skn.method, normals=obj.skn.mode == "GPU") \
+            or not _fits(obj, b):
+        b = state.bindings[obj.name] = make_binding(obj)
+        obj.skn.error = (modes.gpu_refusal(obj, b) if obj.skn.mode == "GPU" else "") or b.render_note
+    return b
+
+
+def refresh(obj, force=False, cpu=False, depsgraph=None):
+    """Writes the offsets of a bound, live object where its frame changed; not where the shader
+    draws it (unless `cpu`: Apply), nor in Edit Mode (the mesh is Blender's edit copy then) or where
+    the modifier deforms it (takeover.modifier_deforms: Weight Paint mode, a rig Blender does not pose).
+    `depsgraph`: the one whose frame changed; a render's (or any but the view layer's, an
+    exporter's), whose frame is read from what it evaluated (core.Seen): Blender copies only the
+    view layer's back to the originals.
+    A setup skn can no longer take over gives the modifier back, saying why."""
+    if obj is None or not obj.skn.bound or state.busy[0] or takeover.modifier_deforms(obj):
+        return None
+    arm, mod = core.find_armature(obj)
+    if arm is None:
+        return None
+    if modes.gpu_drawn(obj) and not cpu:
+        if obj.skn.stack_input is not None:  # the shader's binding reads the input helper: in step first
+            state.busy[0] = True
+            try:
+                takeover.keep_stack(obj, mod)
+            finally:
+                state.busy[0] = False
+        return None
+    state.busy[0] = True
+    try:
+        why = core.rules.refusals(obj, arm, mod)
+        if why:
+            raise core.Unsupported(f"{obj.name}: " + "; ".join(why))
+        takeover.keep_stack(obj, mod)
+        b = binding(obj)
+        render = depsgraph if depsgraph is not None and \
+            depsgraph.as_pointer() != bpy.context.view_layer.depsgraph.as_pointer() else None  # (a render's too)
+        seen, arm = (core.Seen(obj, render), arm.evaluated_get(render)) if render else (obj, arm)
+        b.depsgraph = render
+        try:
+            posed = b.posed(arm)
+            key = b.frame_key(seen, arm, posed) + obj.skn.method.encode()
+            if not force and state.last_key.get(obj.name) == key and not cpu:
+                return None
+            deformed, given = b.deform(seen, arm, obj.skn.method, posed, depsgraph=render)
+        finally:
+            b.depsgraph = None
+        stack.write(stack.helpers(obj)[1], deformed - given)
+        state.last_key[obj.name] = key
+        return deformed
+    except core.Unsupported as e:
+        state.busy[0] = False
+        unbind(obj)
+        obj.skn.error = f"unbound: {e}; the Armature modifier deforms it again"
+        return None
+    finally:
+        state.busy[0] = False
+
+
+def rebind(obj, previous_method=None, previous_group=None):
+    """A setting changed after Bind: the binding again, or the setting set back with the reason shown."""
+    s = obj.skn
+    old = state.bindings.pop(obj.name, None)
+    try:
+        state.bindings[obj.name] = make_binding(obj)
+        modes.apply_mode(obj)
+        s.bound_method, s.bound_group = s.method, s.blend_group
+        s.error = state.bindings[obj.name].render_note if obj.name in state.bindings else ""
+    except Exception as e:  # keep what was bound, and say why
+        if old is not None:
+            state.bindings[obj.name] = old
+        state.busy[0] = True
+        try:
+            if previous_method is not None:
+                s.method = previous_method
+            if previous_group is not None:
+                s.blend_group = previous_group
+        finally:
+            state.busy[0] = False
+        s.error = str(e)
+
+
+def bound_objects():
+    """The bound meshes skn deforms: not those linked from a library saved with them bound, which
+    Blender deforms as the library saved them (not_editable; an editable override of one is skn's)."""
+    return [o for o in bpy.data.objects if o.type == "MESH" and o.skn.bound and not not_editable(o)]
+
+
+def not_editable(obj):
+    """Why Blender keeps `obj` as its library has it ("" where it can be bound): linked from a
+    library, or a Library Override Blender made for another's sake (a system override). Python may
+    change such an object, but the file saves none of it: a binding made there would be gone at the
+    next open. Blender's words, and what to do."""
+    ol = obj.override_library
+    if obj.library is None and (ol is None or not ol.is_system_override):
+        return ""
+    lib = obj.library or ol.reference.library
+    where = f" (linked from {lib.filepath})" if lib is not None else ""
+    return (f"{obj.name}{where}: Cannot edit library linked or non-editable override object: bind an "
+            f"editable Library Override of it (Object > Library Override > Make)")
+
+
+def bind(obj):
+    """Binds obj (raises ValueError with the reason, leaving it as it was)."""
+    why = not_editable(obj)
+    if why:
+        raise ValueError(why)
+    s = obj.skn
+    arm, mod = core.find_armature(obj)
+    if arm is None:
+        raise ValueError(f"{obj.name} has no armature to follow: add an Armature modifier or parent it to an armature")
+    if not s.method_chosen and mod is not None:  # the modifier's Preserve Volume, until the user chooses
+        s["method"] = 1 if mod.use_deform_preserve_volume else 0  # DQS, LINEAR: a raw write, not a choice
+    try:
+        state.bindings[obj.name] = make_binding(obj)
+    except Exception:  # as it was: no "skn" modifier, no helpers (make_binding's, with modifiers above)
+        takeover.remove_transport(obj)
+        raise
+    if mod is not None:  # where the user shows the deformation, skn's shows (its "skn" modifier's eyes)
+        s.modifier_viewport, s.modifier_render = mod.show_viewport, mod.show_render
+    takeover.suppress(obj)
+    workflows.follow_renames(arm)  # (a look at its bones: renames are followed from now on)
+    s.bound, s.bound_method, s.bound_group, s.error = True, s.method, s.blend_group, state.bindings[obj.name].render_note
+    modes.apply_mode(obj)
+
+
+def unbind(obj, keep_shape=False, forget_armature=False):
+    """The armature's deformation given back (or, `keep_shape`, the skinned shape kept as the mesh;
+    `forget_armature`: and what Bind held of the armature's deformation dropped, Apply's and lost's)."""
+    if keep_shape:
+        takeover.remove_transport(obj)
+    else:
+        takeover.give_back(obj)
+    modes.show_draw(obj)
+    obj.skn.bound = False
+    if forget_armature:
+        s = obj.skn
+        s.modifier_object, s.modifier_name, s.multi_saved, s.parent_deform = None, "", "", False
+    state.bindings.pop(obj.name, None)
+    state.last_key.pop(obj.name, None)
+
+
+def forget(obj):
+    """The binding made again from the object at its next refresh."""
+    state.bindings.pop(obj.name, None)
+    state.last_key.pop(obj.name, None)

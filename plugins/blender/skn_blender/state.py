@@ -1,0 +1,17 @@
+"""What the add-on keeps between Blender's calls: nothing of it is saved with a file (the
+bindings are made again on demand; after_load clears what a new file makes stale)."""
+
+bindings = {}       # object name -> core.Binding (live.binding)
+last_key = {}       # object name -> the frame key of the offsets last written (live.refresh)
+own_changes = set()  # meshes whose objects' stacks skn changed: Blender's next report of them is skn's
+busy = [False]      # writing the mesh triggers depsgraph updates: don't recurse
+saving = [False]    # between save_pre and save_post the armature deforms as saved: leave it
+rendering = [False]  # between render_init and render_complete/cancel GPU mode skins on the CPU
+draw_handler = [None]  # the 3D viewport's draw callback (modes.draw_viewport)
+draw_failures = {}  # object name -> (binding, why): the shader failed to draw that binding
+bone_ids = {}  # armature (data) name -> its bones' identities at the last update (workflows.follow_renames)
+readers = {}  # object name -> (generation, what reads its deformed mesh): modes.geometry_readers
+stacks = {}  # object name -> its modifiers' names at the last update (workflows.merge_reparented)
+render_handed = set()  # objects the modifier deforms during the render running (handlers.before_render)
+generation = [0]  # counts updates and frames: a change anywhere may add a reader or disable a rig
+rigs_seen = {}  # (armature name, render) -> (generation, whether Blender poses it): takeover.rig_evaluated
