@@ -33,6 +33,8 @@ setting changed after Bind, in a clean factory-startup Blender:
   - the Armature modifier off in the viewport or in renders: skn's shows
     where it did, and Unbind gives the toggles back;
   - custom split normals: kept by skn's modifier, turned as the modifier's;
+  - a corrective shape key driven by a bone: as the modifier's at frames and
+    posed by hand;
   - an animation rendered while the viewport shows another frame (CPU and
     GPU mode, a Mirror above, a keyed shape key): each frame as the
     modifier's, by their silhouettes;
@@ -69,7 +71,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from arm_scene import arm_mesh, arm_rig, check, coords, evaluated, finish, install_addon, numpy, world  # noqa: E402
 
 import bpy  # noqa: E402
-from mathutils import Quaternion  # noqa: E402
+from mathutils import Quaternion, Vector  # noqa: E402
 
 
 def rig(name):
@@ -514,6 +516,59 @@ def custom_normals():
           obj.skn.bound and custom and worst < 0.1, f"worst {worst:.3f}°, custom {custom}")
     bpy.ops.skn.unbind()
     check("... and the mesh keeps them after Unbind", data.has_custom_normals)
+
+
+def driven_corrective():
+    """A corrective shape key driven by a bone (the elbow's outside pushed out as the forearm
+    turns), as character rigs have them: at the keyed frames and posed by hand with no frame
+    change, the mesh as the modifier deforms it, the key's driven value included."""
+    scene = bpy.context.scene
+    arm = rig("Driven")
+    obj = mesh("Driven", arm)
+    obj.shape_key_add(name="Basis")
+    key = obj.shape_key_add(name="Elbow", from_mix=False)
+    for i, v in enumerate(obj.data.vertices):
+        if 0.8 < v.co.x < 1.2:
+            key.data[i].co = v.co + Vector((0, 0.1, 0))
+    driver = key.driver_add("value").driver
+    driver.type, driver.expression = "SCRIPTED", "abs(r) / 2"
+    var = driver.variables.new()
+    var.name, var.type = "r", "TRANSFORMS"
+    target = var.targets[0]
+    target.id, target.bone_target, target.transform_type = arm, "fore", "ROT_Z"
+    target.transform_space = "LOCAL_SPACE"
+    frames = (1, 4, 7, 10)
+
+    def shapes():
+        out = []
+        for f in frames:
+            scene.frame_set(f)
+            out.append((evaluated(obj), key.value))
+        return out
+    want = shapes()
+    scene.frame_set(1)
+    activate(obj)
+    bpy.ops.skn.bind()
+    got = shapes()
+    worst = max(float(numpy.abs(w - g).max()) for (w, _), (g, _) in zip(want, got))
+    values = [round(v, 3) for _, v in got]
+    check("a corrective shape key driven by the forearm: as the modifier's at the keyed frames",
+          obj.skn.bound and worst < 1e-5 and len(set(values)) == len(frames), f"max {worst:.2e}, values {values}")
+    bpy.ops.skn.unbind()
+    arm.animation_data_clear()  # posed by hand now: no frame changes, only updates
+    fore = arm.pose.bones["fore"]
+    fore.rotation_quaternion = Quaternion((0, 0, 1), math.radians(50))
+    bpy.context.view_layer.update()
+    want = evaluated(obj)
+    bpy.ops.skn.bind()
+    fore.rotation_quaternion = Quaternion((0, 0, 1), math.radians(80))
+    bpy.context.view_layer.update()
+    fore.rotation_quaternion = Quaternion((0, 0, 1), math.radians(50))
+    bpy.context.view_layer.update()
+    worst = float(numpy.abs(evaluated(obj) - want).max())
+    check("... posed by hand (no frame change): as the modifier's", worst < 1e-5 and 0 < key.value < 1,
+          f"max {worst:.2e}, value {key.value:.3f}")
+    bpy.ops.skn.unbind()
 
 
 def modifier_toggles():
@@ -1021,6 +1076,7 @@ def main():
     shared_mesh()
     modifier_toggles()
     custom_normals()
+    driven_corrective()
     edit_mode_live()
     armature_gone()
     rig_not_posed(skn_blender)
