@@ -8,7 +8,9 @@ weighted to the two bones nearest it, the bones keyed over 20 frames; at
 plain bones and two shape keys, one of them keyed; plain bones under a Mirror
 modifier above the Armature modifier (twice the vertices reach it, through
 the add-on's helper objects); and a Rigify human (the Human metarig generated,
-B-Bones among its deform bones, automatic weights, two shape keys). A frame is
+B-Bones among its deform bones, automatic weights, two shape keys), alone and
+with four clothes (copies of the body on the same armature, no keys): a
+character of several meshes, each bound. A frame is
 scene.frame_set(f) and the view layer updated until the deformed mesh is
 evaluated (skn writes its offsets in frame_change_post; the modifier is done
 by then). Milliseconds a frame: the median of RUNS passes over the 20 frames,
@@ -33,7 +35,7 @@ from arm_scene import chain_rig, rigify_human  # noqa: E402
 
 import bpy  # noqa: E402
 
-BONES, SEGMENTS, RUNS, FRAMES = 60, 40, 5, 20
+BONES, SEGMENTS, RUNS, FRAMES, CLOTHES = 60, 40, 5, 20, 4
 
 
 def build(vertices, kind):
@@ -106,19 +108,42 @@ def frame_ms():
     return 1000 * statistics.median(runs)
 
 
-def compare(arm, obj, label, note=""):
-    """The modifier (before Bind and after Unbind) against skn's CPU mode, Linear and DQS: a row each."""
+def clothes(body, count):
+    """`count` meshes on the body's armature, as a character's clothes: copies of the body pushed
+    out along its normals, each with its own Armature modifier, no shape keys."""
+    out = []
+    for i in range(count):
+        cloth = body.copy()
+        cloth.data = body.data.copy()
+        cloth.name = f"Clothes{i}"
+        bpy.context.scene.collection.objects.link(cloth)
+        cloth.shape_key_clear()
+        for v in cloth.data.vertices:
+            v.co += 0.01 * (i + 1) * v.normal
+        out.append(cloth)
+    return out
+
+
+def compare(arm, objs, label, note=""):
+    """The modifier (before Bind and after Unbind) against skn's CPU mode, Linear and DQS: a row
+    each. `objs`: a mesh, or several on the armature, all bound (the vertex count: the first's)."""
+    objs = objs if isinstance(objs, list) else [objs]
     for method in ("LINEAR", "DQS"):
-        obj.modifiers["Armature"].use_deform_preserve_volume = method == "DQS"
+        for obj in objs:
+            obj.modifiers["Armature"].use_deform_preserve_volume = method == "DQS"
         before = frame_ms()
         bpy.context.scene.frame_set(1)
-        bpy.context.view_layer.objects.active = obj
-        obj.skn.method = method
-        bpy.ops.skn.bind()
+        for obj in objs:
+            bpy.context.view_layer.objects.active = obj
+            obj.skn.method = method
+            bpy.ops.skn.bind()
         skn = frame_ms()
-        bpy.ops.skn.unbind()
+        for obj in objs:
+            bpy.context.view_layer.objects.active = obj
+            bpy.ops.skn.unbind()
         modifier = statistics.median([before, frame_ms()])
-        print(f"{len(obj.data.vertices):9,} {label:12} {method:7} {modifier:9.2f} {skn:8.2f} {modifier / skn:12.2f}x{note}")
+        print(f"{len(objs[0].data.vertices):9,} {label:12} {method:7} {modifier:9.2f} {skn:8.2f} "
+              f"{modifier / skn:12.2f}x{note}")
         sys.stdout.flush()
 
 
@@ -142,6 +167,9 @@ def main():
     curved = sum(b.use_deform and b.bbone_segments > 1 for b in arm.data.bones)
     compare(arm, obj, "Rigify", f"  ({sum(b.use_deform for b in arm.data.bones)} deform bones, {curved} B-Bones, "
             "2 shape keys)")
+    dressed = [obj] + clothes(obj, CLOTHES)
+    compare(arm, dressed, "Rigify+4", f"  (the body and {CLOTHES} clothes of its size, no keys: {len(dressed)} meshes "
+            "on one armature)")
 
 
 main()

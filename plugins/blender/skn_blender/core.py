@@ -379,9 +379,10 @@ class Binding:
         """The shape keys' values as the modifier sees them now (none where the mesh has no keys)."""
         return rules.shape_key_values(obj) if self.targets else numpy.zeros(0, numpy.float32)
 
-    def posed(self, arm):
-        """The joints' posed frames in armature space, as `arm` stands (B-Bone segments included)."""
-        return self.skeleton.posed_joint_matrices(arm)
+    def posed(self, arm, stamp=None):
+        """The joints' posed frames in armature space, as `arm` stands (B-Bone segments included);
+        `stamp`: rules.Skeleton.posed_joint_matrices'."""
+        return self.skeleton.posed_joint_matrices(arm, stamp)
 
     def frame_key(self, obj, arm, posed=None):
         """Everything a frame's deformation depends on, as bytes: equal keys, equal results."""

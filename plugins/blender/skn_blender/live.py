@@ -87,7 +87,7 @@ def refresh(obj, force=False, cpu=False, depsgraph=None):
         seen, arm = (core.Seen(obj, render), arm.evaluated_get(render)) if render else (obj, arm)
         b.depsgraph = render
         try:
-            posed = b.posed(arm)
+            posed = b.posed(arm, state.generation[0])  # (read once for all the armature's meshes)
             key = b.frame_key(seen, arm, posed) + obj.skn.method.encode()
             if not force and state.last_key.get(obj.name) == key and not cpu:
                 return None

@@ -145,7 +145,8 @@ def draw_viewport():
         if not gpu_drawn(obj) or not obj.visible_get():
             continue
         try:
-            viewport.draw_object(obj, live.binding(obj), view, projection, live=obj.skn.live, cull=cull)
+            viewport.draw_object(obj, live.binding(obj), view, projection, live=obj.skn.live, cull=cull,
+                                 stamp=state.generation[0])
         except Exception as e:  # the CPU skins it from now on (until bound again), saying why once
             state.draw_failures[obj.name] = (state.bindings.get(obj.name), f"GPU mode could not draw it ({e}): skinned on the CPU")
             bpy.app.timers.register(lambda name=obj.name: _fall_back(name))

@@ -33,6 +33,7 @@ import numpy
 ZERO_WEIGHT = 1e-4  # a vertex whose weights sum to this or less stays where it is (Blender's rule)
 
 _flat = chain.from_iterable  # a Matrix iterates its rows, a row its values
+_readings = {}  # (armature pointer, Skeleton.signature) -> (stamp, posed joint matrices): posed_joint_matrices
 
 
 class Unsupported(ValueError):
@@ -350,6 +351,7 @@ class Skeleton:
         self.first = numpy.array([self.joint_of[b.name] for b in self.bones], numpy.int64)
         self.count = numpy.array([self.segments[b.name] for b in self.bones], numpy.int64)
         self.straight = self.count == 1
+        self.signature = (tuple(b.name for b in self.bones), tuple(self.count.tolist()))  # (posed_joint_matrices)
         self.channel, self.channel_count = None, 0  # each bone's index among the pose channels
         # for bbone_split, by bone: row 1 (rest Y) of matrix_local's inverse, and the length
         self.rest_y = numpy.array([numpy.linalg.inv(self.rest[b.name])[1] for b in self.bones]).reshape(-1, 4)
@@ -370,9 +372,22 @@ class Skeleton:
                     out[j + k] = a @ matrix(pb.bbone_segment_matrix(k, rest=True))
         return out
 
-    def posed_joint_matrices(self, arm):
+    def posed_joint_matrices(self, arm, stamp=None):
         """Each joint's posed frame in armature space: PoseBone.matrix (read in bulk), or times the
-        segment's posed matrix. With the rest frames, posed rest^-1 is Blender's deform matrix D_k."""
+        segment's posed matrix. With the rest frames, posed rest^-1 is Blender's deform matrix D_k.
+        `stamp`: a count the caller changes whenever a pose may have changed (the add-on's: each
+        update and frame). Skeletons of one armature asked with the same stamp share one reading,
+        read-only: a character's meshes, each bound, read a Rigify rig's 560 segments once."""
+        if stamp is None:
+            return self._read_posed(arm)
+        key = (arm.as_pointer(), self.signature)
+        seen = _readings.get(key)
+        if seen is None or seen[0] != stamp:
+            seen = _readings[key] = (stamp, self._read_posed(arm))
+            seen[1].flags.writeable = False
+        return seen[1]
+
+    def _read_posed(self, arm):
         channels = arm.pose.bones
         if self.channel is None or len(channels) != self.channel_count:
             self._index_channels(channels)

@@ -415,10 +415,10 @@ class Drawing:
             return
         self._texture = float_texture(flat)  # Blender 3.4's GPUTexture has no update: a new one a pose (a few KB)
 
-    def update(self, binding, arm, obj):
+    def update(self, binding, arm, obj, stamp=None):
         """Poses the rig as `arm` stands and uploads the palette (and the shape keys' values), where
         the bones, the objects or the values changed."""
-        posed = binding.posed(arm)  # read once: a B-Bone's segments are a call each
+        posed = binding.posed(arm, stamp)  # read once: a B-Bone's segments are a call each
         key = binding.frame_key(obj, arm, posed)
         if key == self.pose_key:
             return
@@ -486,9 +486,10 @@ def model_matrix(binding, obj, arm):
     return core.matrix(obj.matrix_world if binding.object_space else arm.matrix_world)
 
 
-def draw_object(obj, binding, view, projection, color=BASE_COLOR, live=True, cull=False):
+def draw_object(obj, binding, view, projection, color=BASE_COLOR, live=True, cull=False, stamp=None):
     """Draws a bound object skinned by the GPU, as its armature stands (or, not `live`, as it stood
-    at the first draw), with the view and projection given (a viewport's, or a test's camera)."""
+    at the first draw), with the view and projection given (a viewport's, or a test's camera).
+    `stamp`: the pose's (rules.Skeleton.posed_joint_matrices)."""
     arm, _ = core.find_armature(obj)
     if live:
         binding.update(obj, arm)  # bound again where the objects moved: a new rig, a new drawing
@@ -498,6 +499,6 @@ def draw_object(obj, binding, view, projection, color=BASE_COLOR, live=True, cul
     if drawing is None or drawing.method != core.method_key(obj.skn.method):
         drawing = binding.drawing = Drawing(binding, obj.skn.method)
     if live or drawing.pose_key is None:
-        drawing.update(binding, arm, obj)
+        drawing.update(binding, arm, obj, stamp)
     drawing.draw(numpy.asarray(view, numpy.float64) @ model_matrix(binding, obj, arm), projection, color, cull)
     return drawing
