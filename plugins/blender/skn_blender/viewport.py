@@ -17,6 +17,7 @@ grey base.
 Nothing here touches Blender's data: modes.py decides when an object is drawn
 this way and hides Blender's own draw of it (Display As: Bounds).
 """
+import copy
 import ctypes
 import ctypes.util
 import sys
@@ -217,16 +218,31 @@ def drawing_order(positions, triangles, software):
 
 def vertex_format(extra=()):
     """position and normal (vec3), then `extra` as (name, comp_type, len, fetch_mode)."""
+    return inputs_format((("position", "F32", 3, "FLOAT"), ("normal", "F32", 3, "FLOAT")) + tuple(extra))
+
+
+def inputs_format(inputs):
+    """A vertex format of `inputs`, each (name, comp_type, len, fetch_mode)."""
     fmt = gpu.types.GPUVertFormat()
-    for name, comp, length, fetch in (("position", "F32", 3, "FLOAT"), ("normal", "F32", 3, "FLOAT")) + tuple(extra):
+    for name, comp, length, fetch in inputs:
         fmt.attr_add(id=name, comp_type=comp, len=length, fetch_mode=fetch)
     return fmt
+
+
+def vertex_buffer(fmt, count, arrays):
+    vbo = gpu.types.GPUVertBuf(fmt, count)
+    for name, a in arrays.items():
+        vbo.attr_fill(name, numpy.ascontiguousarray(a))
+    return vbo
 
 
 class TriangleBatch:
     """`count` vertices in format `fmt`, each input filled from arrays[name], drawn as the (t, 3)
     triangles given: one vertex buffer, and one `gpu` batch per SOFTWARE_DRAW_TRIANGLES triangles
     on a software rasterizer (`software`), else one batch for all. draw(shader) draws them in order.
+    `inputs`: a second vertex buffer of the same vertices, (fmt, arrays) as the first: what changes
+    where the first does not (skn's influences, beside the rest mesh), which with_inputs replaces
+    while the first buffer and the triangles stay on the GPU.
 
     Why more than one draw: on Mesa's llvmpipe in Blender, 2,000,000 triangles drawn as 244 draws
     of 8,192 take about 100 ms less a frame than as one (`make bench-blender`'s 1,000,000-vertex
@@ -235,16 +251,30 @@ class TriangleBatch:
     fresh pages that Blender's allocator (jemalloc) had just given back; the split draws do not
     churn so. A GPU takes one draw (Drawing.software decides)."""
 
-    def __init__(self, fmt, count, arrays, triangles, software=False):
-        vbo = gpu.types.GPUVertBuf(fmt, count)
-        for name, a in arrays.items():
-            vbo.attr_fill(name, numpy.ascontiguousarray(a))
+    def __init__(self, fmt, count, arrays, triangles, software=False, inputs=None):
+        self.vbo, self.count = vertex_buffer(fmt, count, arrays), count
         t = numpy.ascontiguousarray(triangles, numpy.uint32).reshape(-1, 3)
         self.triangles = len(t)
         step = SOFTWARE_DRAW_TRIANGLES if software else max(len(t), 1)
-        self.batches = [gpu.types.GPUBatch(type="TRIS", buf=vbo,
-                                           elem=gpu.types.GPUIndexBuf(type="TRIS", seq=t[i:i + step]))
-                        for i in range(0, len(t), step)]
+        self.elems = [gpu.types.GPUIndexBuf(type="TRIS", seq=t[i:i + step]) for i in range(0, len(t), step)]
+        self.batches = self._batches(inputs)
+
+    def _batches(self, inputs):
+        extra = vertex_buffer(inputs[0], self.count, inputs[1]) if inputs is not None else None
+        batches = []
+        for elem in self.elems:
+            batch = gpu.types.GPUBatch(type="TRIS", buf=self.vbo, elem=elem)
+            if extra is not None:
+                batch.vertbuf_add(extra)
+            batches.append(batch)
+        return batches
+
+    def with_inputs(self, fmt, arrays):
+        """These vertices and triangles with other second-buffer inputs: a new batch a draw, the
+        first buffer and the index buffers shared."""
+        other = copy.copy(self)
+        other.batches = self._batches((fmt, arrays))
+        return other
 
     def draw(self, shader):
         for batch in self.batches:
@@ -332,6 +362,8 @@ class Drawing:
         self.software = gpu.platform.device_type_get() == "SOFTWARE" if software is None else software
         self._order = None  # drawing_order's (vertices, triangles): the rest mesh's, kept
         self._split = None  # the parts' classes and their vertices (_split_parts), kept while they hold
+        self._rest = None  # (split, rest mesh inputs) the parts' first buffers hold (_parts)
+        self.parts = None
         self.parts, self.rig = self._parts(binding), rig
         self._ubo = self._texture = None
         self.pose_key = None  # the bone matrices (and shape keys) the palette on the GPU was made from
@@ -356,34 +388,52 @@ class Drawing:
 
     def _parts(self, binding):
         """[(slots, TriangleBatch)]: the rest mesh and skn's inputs in drawing order, split by
-        the triangles' slots, each part's joints and weights as many a vertex."""
+        the triangles' slots, each part's joints and weights as many a vertex. Each part holds two
+        vertex buffers: the rest mesh (positions, normals, the shape keys' ranges, the mask), and
+        what the rig gives the shader (joints, weights, Blend's b, Centers of Rotation's centers).
+        A rig bound again with the same rest and split (rebound) makes only the second again:
+        on the Rigify human's frame (a keyed key moving B-Bone-weighted points), the rest mesh
+        was most of the batches' bytes made again each frame."""
         a = binding.rig.gpu_attributes(self.influences)  # the influences as the rig skins them, rest mesh too
-        inputs = {"blend": [("skn_blend", "F32", 1, "FLOAT", "blend_weights")],
-                  "cor": [("skn_center", "F32", 4, "FLOAT", "centers")]}.get(self.kind, [])
+        varying = {"blend": [("skn_blend", "F32", 1, "FLOAT", "blend_weights")],
+                   "cor": [("skn_center", "F32", 4, "FLOAT", "centers")]}.get(self.kind, [])
+        fixed = []
         if self.morphs is not None:
-            inputs.append(("viewport_morph_range", "U32", 2, "INT", "morph_range"))  # uvec2
+            fixed.append(("viewport_morph_range", "U32", 2, "INT", "morph_range"))  # uvec2
             a["morph_range"] = self.morphs.ranges
         if self.mask is not None:
-            inputs.append(("viewport_mask", "F32", 1, "FLOAT", "mask"))
+            fixed.append(("viewport_mask", "F32", 1, "FLOAT", "mask"))
             a["mask"] = numpy.asarray(self.mask, numpy.float32)
         if self._order is None:
             self._order = drawing_order(a["positions"], binding.triangles, self.software)
         vertices, triangles = self._order
-        arrays = dict((name, a[key]) for name, _, _, _, key in inputs)
-        arrays.update(position=a["positions"], normal=a["normals"])
+        rest = dict((name, a[key]) for name, _, _, _, key in fixed)
+        rest.update(position=a["positions"], normal=a["normals"])
+        split = self._split_parts(slot_classes(a["weights"][vertices], triangles), triangles)
+        kept = self.parts if self._rest is not None and self._rest[0] is split and \
+            all(numpy.array_equal(rest[k], self._rest[1][k]) for k in rest) else None  # (with modifiers above it moves)
         parts = []
-        for slots, used, local in self._split_parts(slot_classes(a["weights"][vertices], triangles), triangles):
+        for n, (slots, used, local) in enumerate(split):
             rows = vertices[used]  # the part's vertices, as the rig numbers them
-            part = dict((name, array[rows]) for name, array in arrays.items())
-            slot_inputs = []
+            inputs, formats = {}, []
             for k in range(0, slots, 4):  # skn_joints0 the first four, skn_joints1 the next
-                part[f"skn_joints{k // 4}"] = a["joints"][rows, k:k + 4]
-                part[f"skn_weights{k // 4}"] = a["weights"][rows, k:k + 4]
-                slot_inputs += [(f"skn_joints{k // 4}", "U16", 4, "INT"), (f"skn_weights{k // 4}", "F32", 4, "FLOAT")]
+                inputs[f"skn_joints{k // 4}"] = a["joints"][rows, k:k + 4]
+                inputs[f"skn_weights{k // 4}"] = a["weights"][rows, k:k + 4]
+                formats += [(f"skn_joints{k // 4}", "U16", 4, "INT"), (f"skn_weights{k // 4}", "F32", 4, "FLOAT")]
+            for name, comp, length, fetch, key in varying:
+                inputs[name] = a[key][rows]
+                formats.append((name, comp, length, fetch))
             if slots not in self.shaders:
                 self.shaders[slots] = self._shader(binding.rig, slots)
-            fmt = vertex_format(slot_inputs + [i[:4] for i in inputs])  # uvec4 joints in the shader
-            parts.append((slots, TriangleBatch(fmt, len(used), part, local, self.software)))
+            fmt = inputs_format(formats)  # uvec4 joints in the shader
+            if kept is not None:
+                batch = kept[n][1].with_inputs(fmt, inputs)
+            else:
+                batch = TriangleBatch(vertex_format([i[:4] for i in fixed]), len(used),
+                                      dict((name, array[rows]) for name, array in rest.items()), local, self.software,
+                                      inputs=(fmt, inputs))
+            parts.append((slots, batch))
+        self._rest = (split, rest)
         return parts
 
     def _split_parts(self, classes, triangles):
