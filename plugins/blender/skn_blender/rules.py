@@ -388,6 +388,7 @@ class Skeleton:
         return seen[1]
 
     def _read_posed(self, arm):
+        """posed_joint_matrices, read from Blender now."""
         channels = arm.pose.bones
         if self.channel is None or len(channels) != self.channel_count:
             self._index_channels(channels)
