@@ -35,6 +35,9 @@ setting changed after Bind, in a clean factory-startup Blender:
   - custom split normals: kept by skn's modifier, turned as the modifier's;
   - a corrective shape key driven by a bone: as the modifier's at frames and
     posed by hand;
+  - hair particles on a bound mesh: grown from skn's result as from the
+    modifier's, named for the panel's note on regrowth; GPU mode skins such
+    a mesh on the CPU, saying why;
   - an animation rendered while the viewport shows another frame (CPU and
     GPU mode, a Mirror above, a keyed shape key): each frame as the
     modifier's, by their silhouettes;
@@ -571,6 +574,51 @@ def driven_corrective():
     bpy.ops.skn.unbind()
 
 
+def hair_of(obj):
+    """The roots and tips of obj's hair particles (its first particle system), object space."""
+    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    system, modifier = ev.particle_systems[0], ev.modifiers["Hair"]
+    ends = [(tuple(p.hair_keys[0].co_object(ev, modifier, p)), tuple(p.hair_keys[-1].co_object(ev, modifier, p)))
+            for p in system.particles]
+    return numpy.array(ends, numpy.float64).reshape(-1, 2, 3)
+
+
+def particle_hair():
+    """Hair particles on a bound mesh (fur, hair before Blender's hair curves), grown in the rest
+    pose: their Particle System modifier below the armature's grows them from skn's result, as
+    from the modifier's; GPU mode, which would draw the body posed and leave the hair at rest,
+    skins it on the CPU, saying why. Blender grows such hair again from the pose of the moment
+    whenever a modifier above it changes, as skn's do at Bind, Unbind and saves: the mesh's
+    hair is named for the panel's note (takeover.regrown_hair)."""
+    import skn_blender.takeover as takeover
+    scene = bpy.context.scene
+    arm = rig("Hairy")
+    obj = mesh("Hairy", arm)
+    obj.modifiers.new("Hair", "PARTICLE_SYSTEM")
+    settings = obj.particle_systems[0].settings
+    settings.type, settings.count, settings.hair_length = "HAIR", 200, 0.2
+    scene.frame_set(1)
+    rest = hair_of(obj)  # (grown here, in the rest pose)
+    scene.frame_set(10)
+    want = hair_of(obj)
+    scene.frame_set(1)
+    activate(obj)
+    bpy.ops.skn.bind()
+    scene.frame_set(10)
+    got = hair_of(obj)
+    worst = float(numpy.abs(got - want).max())
+    check("hair particles on a bound mesh: roots and tips where the modifier puts them",
+          obj.skn.bound and len(got) == 200 and worst < 1e-5 and numpy.abs(want - rest).max() > 0.5,
+          f"max {worst:.2e} over {len(got)} hairs")
+    check("... its hair named for the panel's note", takeover.regrown_hair(obj) == [obj.particle_systems[0].name],
+          str(takeover.regrown_hair(obj)))
+    obj.skn.mode = "GPU"
+    bpy.context.view_layer.update()
+    check("... GPU mode skins it on the CPU, naming the hair's modifier",
+          obj.display_type != "BOUNDS" and '"Hair"' in obj.skn.error, obj.skn.error)
+    bpy.ops.skn.unbind()
+
+
 def modifier_toggles():
     """The Armature modifier off in the viewport (on in renders), and the other way round: skn's
     deformation shows where the modifier's did (its "skn" modifier's eyes set so), and Unbind gives
@@ -1077,6 +1125,7 @@ def main():
     modifier_toggles()
     custom_normals()
     driven_corrective()
+    particle_hair()
     edit_mode_live()
     armature_gone()
     rig_not_posed(skn_blender)

@@ -296,3 +296,19 @@ def hand_over(obj):
             and arm.select_get():
         with bpy.context.temp_override(active_object=arm, object=arm, selected_objects=[arm]):
             bpy.ops.object.posemode_toggle()
+
+
+def regrown_hair(obj):
+    """The names of obj's hair particle systems that Blender grows again from the mesh as it is
+    whenever a modifier above them changes (those not edited in Particle Edit mode), where they
+    come after the armature's slot. skn changes the stack at Bind and Unbind, around every save
+    and while a mesh is painted, edited or sculpted, where the modifier alone changes nothing, so
+    such hair regrows from the pose at that moment: after a save at a posed frame its tips were
+    0.2 off the modifier's twin on the tests' arm (the twin regrows alike when its own modifier is
+    toggled there). Grown and saved in the rest pose, it stays as grown. The panel says so."""
+    mods = list(obj.modifiers)
+    slot = transport(obj)
+    first = mods.index(slot) + 1 if slot is not None else 0
+    return [m.particle_system.name for m in mods[first:]
+            if m.type == "PARTICLE_SYSTEM" and m.show_viewport and m.particle_system.settings.type == "HAIR"
+            and not m.particle_system.is_edited]

@@ -218,6 +218,10 @@ class SKN_PT_panel(bpy.types.Panel):
         deforming = takeover.modifier_deforms(ctx.object) if s.bound else ""
         if deforming:
             col.label(text=deforming, icon="INFO")
+        hair = takeover.regrown_hair(ctx.object) if s.bound else []
+        if hair:  # (takeover.regrown_hair: why)
+            col.label(text=f"Hair ({hair[0]}) regrows from the pose at Bind, Unbind and saves: do them in rest pose",
+                      icon="INFO")
         if why:
             col.label(text=why, icon="LIBRARY_DATA_DIRECT")
 
