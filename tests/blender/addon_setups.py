@@ -633,6 +633,11 @@ def particle_hair():
     labels = panel_labels(obj)
     check("... the panel names its hair and says what regrows it", any("Hair (Hair) regrows" in t for t in labels),
           str(labels))
+    scene.frame_set(1)  # saved in the rest pose, as the panel says: the hair as grown
+    bpy.ops.wm.save_as_mainfile(filepath=os.path.join(tempfile.mkdtemp(), "hairy.blend"), copy=True)
+    scene.frame_set(10)
+    worst = float(numpy.abs(hair_of(obj) - want).max())
+    check("... saved in the rest pose: the hair as grown", obj.skn.bound and worst < 1e-5, f"max {worst:.2e}")
     obj.skn.mode = "GPU"
     bpy.context.view_layer.update()
     check("... GPU mode skins it on the CPU, naming the hair's modifier",
