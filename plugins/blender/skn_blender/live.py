@@ -178,15 +178,14 @@ def unbind(obj, keep_shape=False, forget_armature=False):
     `forget_armature`: and what Bind held of the armature's deformation dropped, Apply's and lost's)."""
     if keep_shape:
         takeover.remove_transport(obj)
+        modes.show_draw(obj)  # (give_back does, with the rest)
     else:
         takeover.give_back(obj)
-    modes.show_draw(obj)
     obj.skn.bound = False
     if forget_armature:
         s = obj.skn
         s.modifier_object, s.modifier_name, s.multi_saved, s.parent_deform = None, "", "", False
-    state.bindings.pop(obj.name, None)
-    state.last_key.pop(obj.name, None)
+    forget(obj)
 
 
 def forget(obj):

@@ -34,9 +34,7 @@ def gpu_refusal(obj, b):
     failed = state.draw_failures.get(obj.name)
     if not why and failed is not None and failed[0] is b:
         why = failed[1]
-    mods = list(obj.modifiers)
-    mod = takeover.transport(obj)
-    below = [m.name for m in mods[mods.index(mod) + 1:] if m.show_viewport] if mod is not None else []
+    below = [m.name for m in takeover.below(obj) if m.show_viewport]
     if not why and below:
         why = (f'GPU mode draws the mesh without the modifiers below the armature\'s ("{below[0]}"'
                f'{" and more" if len(below) > 1 else ""}): skinned on the CPU')

@@ -352,6 +352,12 @@ class Skeleton:
         self.count = numpy.array([self.segments[b.name] for b in self.bones], numpy.int64)
         self.straight = self.count == 1
         self.signature = (tuple(b.name for b in self.bones), tuple(self.count.tolist()))  # (posed_joint_matrices)
+        # the B-Bones, and each of their segments' joint and bone: posed_joint_matrices' gather
+        self.curved = numpy.nonzero(~self.straight)[0]
+        self.curved_segments = [int(self.count[i]) for i in self.curved]
+        self.segment_joints = numpy.concatenate([numpy.arange(self.first[i], self.first[i] + self.count[i] + 1)
+                                                 for i in self.curved] or [numpy.zeros(0, numpy.int64)])
+        self.segment_owner = numpy.repeat(self.curved, self.count[self.curved] + 1)
         self.channel, self.channel_count = None, 0  # each bone's index among the pose channels
         # for bbone_split, by bone: row 1 (rest Y) of matrix_local's inverse, and the length
         self.rest_y = numpy.array([numpy.linalg.inv(self.rest[b.name])[1] for b in self.bones]).reshape(-1, 4)
@@ -406,16 +412,10 @@ class Skeleton:
         return out
 
     def _index_channels(self, channels):
-        """Each bone's pose channel, and for the B-Bones' segments (joint, bone) at once: what
-        posed_joint_matrices reads each frame, worked out where the channels change."""
+        """Each bone's pose channel (the B-Bones' too), worked out where the channels change."""
         index = {pb.name: i for i, pb in enumerate(channels)}
         self.channel, self.channel_count = numpy.array([index[b.name] for b in self.bones]), len(channels)
-        self.curved = numpy.nonzero(~self.straight)[0]
         self.curved_channels = [int(self.channel[i]) for i in self.curved]
-        self.curved_segments = [int(self.count[i]) for i in self.curved]
-        self.segment_joints = numpy.concatenate([numpy.arange(self.first[i], self.first[i] + self.count[i] + 1)
-                                                 for i in self.curved] or [numpy.zeros(0, numpy.int64)])
-        self.segment_owner = numpy.repeat(self.curved, self.count[self.curved] + 1)
 
 
 def envelope(bone, c):

@@ -298,6 +298,12 @@ def hand_over(obj):
             bpy.ops.object.posemode_toggle()
 
 
+def below(obj):
+    """The modifiers after the "skn" modifier (none without one): they run on skn's result."""
+    mods, mod = list(obj.modifiers), transport(obj)
+    return mods[mods.index(mod) + 1:] if mod is not None else []
+
+
 def regrown_hair(obj):
     """The names of obj's hair particle systems that Blender grows again from the mesh as it is
     whenever a modifier above them changes (those not edited in Particle Edit mode), where they
@@ -306,9 +312,6 @@ def regrown_hair(obj):
     such hair regrows from the pose at that moment: after a save at a posed frame its tips were
     0.2 off the modifier's twin on the tests' arm (the twin regrows alike when its own modifier is
     toggled there). Grown and saved in the rest pose, it stays as grown. The panel says so."""
-    mods = list(obj.modifiers)
-    slot = transport(obj)
-    first = mods.index(slot) + 1 if slot is not None else 0
-    return [m.particle_system.name for m in mods[first:]
+    return [m.particle_system.name for m in below(obj)
             if m.type == "PARTICLE_SYSTEM" and m.show_viewport and m.particle_system.settings.type == "HAIR"
             and not m.particle_system.is_edited]

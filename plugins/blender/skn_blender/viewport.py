@@ -363,7 +363,6 @@ class Drawing:
         self._order = None  # drawing_order's (vertices, triangles): the rest mesh's, kept
         self._split = None  # the parts' classes and their vertices (_split_parts), kept while they hold
         self._rest = None  # (split, rest mesh inputs) the parts' first buffers hold (_parts)
-        self.parts = None
         self.parts, self.rig = self._parts(binding), rig
         self._ubo = self._texture = None
         self.pose_key = None  # the bone matrices (and shape keys) the palette on the GPU was made from
