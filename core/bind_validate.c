@@ -9,20 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *skn__attrib_at(skn_attrib a, size_t elem_size, uint32_t i) {
-  size_t stride = a.stride ? a.stride : elem_size;
-  return (const char *)a.data + (size_t)i * stride;
-}
-
 static skn_status check_attrib(skn_attrib a, uint32_t vertex_count, uint32_t width,
                                const char *name) {
   if (!a.data) return SKN_OK;
-  if (a.stride != 0 && a.stride < width * sizeof(float))
+  size_t bytes = width * sizeof(float);
+  if (a.stride != 0 && a.stride < bytes)
     return skn__fail(SKN_ERR_INVALID_ARGUMENT, "%s: stride %u is smaller than one element (%u bytes)",
-                     name, a.stride, (unsigned)(width * sizeof(float)));
+                     name, a.stride, (unsigned)bytes);
+  if (a.stride == 0 || a.stride == bytes) { /* packed: one pass over the floats, the culprit found after */
+    const char *p = a.data;
+    int finite = 1;
+    for (size_t i = 0; i < (size_t)vertex_count * width; ++i) {
+      float x;
+      memcpy(&x, p + i * sizeof x, sizeof x); /* (the caller's floats need not be aligned) */
+      finite &= isfinite(x) != 0;
+    }
+    if (finite) return SKN_OK;
+  }
   for (uint32_t v = 0; v < vertex_count; ++v) {
     float e[4];
-    memcpy(e, skn__attrib_at(a, width * sizeof(float), v), width * sizeof(float));
+    memcpy(e, skn__attrib_at(a, bytes, v), bytes);
     for (uint32_t c = 0; c < width; ++c)
       if (!isfinite(e[c]))
         return skn__fail(SKN_ERR_NOT_FINITE, "vertex %u: %s[%u] is not finite", v, name, c);
@@ -87,35 +93,32 @@ static skn_status check_influence_layout(const skn_bind_desc *d, uint32_t *total
   return SKN_OK;
 }
 
-void skn__influence_range(const skn_bind_desc *d, uint32_t v, uint32_t *lo, uint32_t *hi) {
-  if (d->influence_offsets) {
-    *lo = d->influence_offsets[v];
-    *hi = d->influence_offsets[v + 1];
-  } else {
-    *lo = v * d->influences_per_vertex;
-    *hi = *lo + d->influences_per_vertex;
-  }
+/* Why influence i of vertex v cannot be bound (one of the three tests
+ * check_influences makes at once). */
+static skn_status bad_influence(const skn_bind_desc *d, uint32_t v, uint32_t k, uint32_t i) {
+  uint32_t j = d->influence_joints[i];
+  float w = d->influence_weights[i];
+  if (j >= d->joint_count)
+    return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "vertex %u, influence %u: joint %u >= joint_count %u", v, k, j,
+                     d->joint_count);
+  if (!isfinite(w)) return skn__fail(SKN_ERR_NOT_FINITE, "vertex %u, influence %u: weight is not finite", v, k);
+  return skn__fail(SKN_ERR_BAD_WEIGHTS, "vertex %u, influence %u: weight %g is negative", v, k, w);
 }
 
 static skn_status check_influences(const skn_bind_desc *d) {
+  int unit = d->weight_mode == SKN_WEIGHTS_REQUIRE_UNIT;
   for (uint32_t v = 0; v < d->vertex_count; ++v) {
     uint32_t lo, hi;
     skn__influence_range(d, v, &lo, &hi);
-    double sum = 0.0;
     for (uint32_t i = lo; i < hi; ++i) {
-      uint32_t j = d->influence_joints[i];
-      float w = d->influence_weights[i];
-      if (j >= d->joint_count)
-        return skn__fail(SKN_ERR_INDEX_OUT_OF_RANGE, "vertex %u, influence %u: joint %u >= joint_count %u",
-                         v, i - lo, j, d->joint_count);
-      if (!isfinite(w))
-        return skn__fail(SKN_ERR_NOT_FINITE, "vertex %u, influence %u: weight is not finite", v, i - lo);
-      if (w < 0.0f)
-        return skn__fail(SKN_ERR_BAD_WEIGHTS, "vertex %u, influence %u: weight %g is negative", v,
-                         i - lo, w);
-      sum += w;
+      float w = d->influence_weights[i]; /* !(0 <= w < inf): negative, NaN or infinite */
+      if (d->influence_joints[i] >= d->joint_count || !(w >= 0.0f && w < INFINITY))
+        return bad_influence(d, v, i - lo, i);
     }
-    if (d->weight_mode == SKN_WEIGHTS_REQUIRE_UNIT && fabs(sum - 1.0) > 1e-3)
+    if (!unit) continue;
+    double sum = 0.0;
+    for (uint32_t i = lo; i < hi; ++i) sum += d->influence_weights[i];
+    if (fabs(sum - 1.0) > 1e-3)
       return skn__fail(SKN_ERR_BAD_WEIGHTS, "vertex %u: weights sum to %g, not 1 (SKN_WEIGHTS_REQUIRE_UNIT)",
                        v, sum);
   }

@@ -118,9 +118,15 @@ static void entry_offsets(const skn_morph_target *m, uint32_t e, float out[9]) {
   }
 }
 
-static int offsets_zero(const float *f) {
-  for (int i = 0; i < 9; ++i)
-    if (f[i] != 0.0f) return 0;
+/* Whether entry e moves nothing: every offset it has is zero. */
+static int entry_zero(const skn_morph_target *m, uint32_t e) {
+  const skn_attrib *attrs[3] = {&m->positions, &m->normals, &m->tangents};
+  for (int a = 0; a < 3; ++a) {
+    if (!attrs[a]->data) continue;
+    float f[3];
+    memcpy(f, skn__attrib_at(*attrs[a], 12, e), 12);
+    if (f[0] != 0.0f || f[1] != 0.0f || f[2] != 0.0f) return 0;
+  }
   return 1;
 }
 
@@ -137,9 +143,7 @@ static skn_status build_target(skn_morph *out, const skn_morph_target *m, uint32
   uint32_t n = 0;
   int ascending = 1; /* as hosts mostly give them (glTF's sparse indices must be): no sort needed */
   for (uint32_t e = 0; e < m->count; ++e) {
-    float f[9];
-    entry_offsets(m, e, f);
-    if (offsets_zero(f)) continue;
+    if (entry_zero(m, e)) continue;
     keys[n] = (uint64_t)(m->vertices ? m->vertices[e] : e) << 32 | e;
     if (n && keys[n] < keys[n - 1]) ascending = 0;
     ++n;

@@ -165,26 +165,31 @@ static skn_status build_influences(skn_rig *rig, const skn_bind_desc *d) {
   rig->influence_weights = alloc_array(total, sizeof(float));
   skn_status s = (kept && rig->influence_offsets && rig->influence_joints && rig->influence_weights) ? SKN_OK
                  : skn__fail(SKN_ERR_OUT_OF_MEMORY, "bind: out of memory for %u influences", total);
-  uint32_t out = 0;
+  /* the rig's arrays through locals: stores through rig-> would make the
+   * compiler load every pointer again each influence */
+  uint32_t out = 0, widest_kept = 0, *offsets = rig->influence_offsets, *joints = rig->influence_joints;
+  float *weights = rig->influence_weights;
+  uint8_t *used = rig->joint_used;
   for (uint32_t v = 0; s == SKN_OK && v < d->vertex_count; ++v) {
     double scale;
     uint32_t n = prune_vertex(d, v, kept, &scale);
     if (n == 0 && d->weight_mode == SKN_WEIGHTS_REQUIRE_UNIT)
       s = skn__fail(SKN_ERR_BAD_WEIGHTS, "vertex %u: no influence is left after pruning (min_weight %g)",
                     v, d->min_weight);
-    rig->influence_offsets[v] = out;
-    rig->max_influences_per_vertex = SKN_MAX(rig->max_influences_per_vertex, n);
+    offsets[v] = out;
+    widest_kept = SKN_MAX(widest_kept, n);
     for (uint32_t k = 0; k < n; ++k, ++out) {
       uint32_t j = d->influence_joints[kept[k].index];
-      rig->influence_joints[out] = j;
-      rig->influence_weights[out] = (float)(kept[k].weight * scale);
-      rig->joint_used[j] = 1;
+      joints[out] = j;
+      weights[out] = (float)(kept[k].weight * scale);
+      used[j] = 1;
     }
   }
   skn__free(kept);
   if (s != SKN_OK) return s;
-  rig->influence_offsets[d->vertex_count] = out;
+  offsets[d->vertex_count] = out;
   rig->influence_count = out;
+  rig->max_influences_per_vertex = widest_kept;
   return SKN_OK;
 }
 

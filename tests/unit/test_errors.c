@@ -125,6 +125,8 @@ BREAK(b_bind_singular, f->in.bind[16 + 4] = f->in.bind[16 + 5] = f->in.bind[16 +
 BREAK(b_joint_range, f->in.joints[3 * 2 + 1] = 40)
 BREAK(b_weight_negative, f->in.weights[1 * 2] = -0.5f)
 BREAK(b_weight_nan, f->in.weights[1] = NAN)
+BREAK(b_weight_inf, f->in.weights[2 * 2 + 1] = INFINITY)
+BREAK(b_position_inf_strided, f->bd.positions.stride = 12; f->in.pos[3 * 3 + 2] = -INFINITY)
 BREAK(b_require_unit, f->bd.weight_mode = SKN_WEIGHTS_REQUIRE_UNIT; f->in.weights[2 * 2] = 0)
 BREAK(b_pruned_empty, f->bd.weight_mode = SKN_WEIGHTS_REQUIRE_UNIT; f->bd.min_weight = 0.6f)
 BREAK(b_offsets_start, f->bd.influence_offsets = f->in.offsets; f->in.offsets[0] = 1)
@@ -197,6 +199,8 @@ static const bad_row rows[] = {
      "vertex 3, influence 1: joint 40 >= joint_count 3"},
     {"bind: negative weight", BIND, b_weight_negative, SKN_ERR_BAD_WEIGHTS, "vertex 1, influence 0"},
     {"bind: NaN weight", BIND, b_weight_nan, SKN_ERR_NOT_FINITE, "vertex 0, influence 1"},
+    {"bind: Inf weight", BIND, b_weight_inf, SKN_ERR_NOT_FINITE, "vertex 2, influence 1"},
+    {"bind: -Inf position, stride given", BIND, b_position_inf_strided, SKN_ERR_NOT_FINITE, "vertex 3: positions[2]"},
     {"bind: REQUIRE_UNIT sum 0.5", BIND, b_require_unit, SKN_ERR_BAD_WEIGHTS, "vertex 2"},
     {"bind: REQUIRE_UNIT pruned empty", BIND, b_pruned_empty, SKN_ERR_BAD_WEIGHTS, "vertex 0"},
     {"bind: CSR not starting at 0", BIND, b_offsets_start, SKN_ERR_INVALID_ARGUMENT, "influence_offsets[0]"},

@@ -53,7 +53,11 @@ class Struct(ctypes.Structure):
             setattr(self, name, value)
 
     def __setattr__(self, name, value):
-        ctype = dict(self._fields_).get(name)
+        types = type(self).__dict__.get("_field_types")
+        if types is None:  # (a class's own: made once, the first time one of its fields is set)
+            types = dict(self._fields_)
+            setattr(type(self), "_field_types", types)
+        ctype = types.get(name)
         if ctype in _RANGES and not isinstance(value, bool) and isinstance(value, int):
             c_name, lo, hi = _RANGES[ctype]
             if not lo <= value <= hi:
