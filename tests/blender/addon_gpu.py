@@ -18,7 +18,9 @@ The rigs artists have: curved B-Bones (a joint a segment; 6 segments a
 vertex in the shader's 8 slots), shape keys (against skn_skin with the keys
 as morph targets, normals included) and the modifier's mask, plain and
 inverted, each against skn_skin's image; Mirror above the Armature modifier
-(the input helper's mesh drawn), with a keyed shape key under it too; a mesh
+(the input helper's mesh drawn), with a keyed shape key under it too; an
+object scaled -1 on an axis against its twin of positive scale (the same
+world geometry, its mesh mirrored instead), culled and not; a mesh
 shared by two objects, each its own armature's image; on the CPU, saying why, 9 segments a vertex, a modifier below, and a draw that
 fails.
 
@@ -94,7 +96,8 @@ def mesh_image(viewport, b, obj, arm, positions, normals, view, proj, cull=False
     """Positions and normals in the rig's space of binding `b`, drawn by GPU mode's fragment stage."""
     batch = viewport.plain_batch(positions, normals, b.triangles)
     model_view = view @ viewport.model_matrix(b, obj, arm)
-    return render(lambda: viewport.draw_batch(viewport.plain_shader(), batch, model_view, proj, cull=cull))
+    return render(lambda: viewport.draw_batch(viewport.plain_shader(), batch, model_view, proj, cull=cull,
+                                              mirrored=viewport.is_mirrored(obj)))
 
 
 def bound_in_gpu_mode(obj, method, frame=10):
@@ -599,6 +602,63 @@ def drawing_order(mods):
           not len(empty[1]), f"{len(empty[0])} vertices, {len(empty[1])} triangles")
 
 
+def negative_scale(mods):
+    """An object scaled -1 on an axis (a mirrored copy) turns its faces' winding on the screen;
+    Blender draws it with its front faces clockwise, and so must GPU mode, or its lighting
+    (gl_FrontFacing) and Backface Culling see the wrong side. Against an independent twin: the
+    same world geometry from an object of positive scale (its mesh mirrored instead, the faces
+    turned so that their normals keep facing out), drawn by GPU mode, culled and not, with a
+    shape key (its change of the rest normals drawn too). Scaled -1 uniformly, the rig is bound
+    in the object's space; scaled non-uniformly, in the armature's, where the reflection is in
+    the rig's rest mesh and the normals made from it."""
+    addon, viewport, core = mods
+    scene = bpy.context.scene
+    view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
+    for label, scale in (("scaled -1 in x", (-1.0, 1.0, 1.0)), ("scaled (1, -1.3, 0.8)", (1.0, -1.3, 0.8))):
+        arm = arm_rig(f"Flip {label}", Quaternion((0, 0, 1), math.radians(60)) @ Quaternion((0, 1, 0), math.radians(150)))
+        plain, flipped = arm_mesh(f"Plain {label}", arm, 25, 16), arm_mesh(f"Flipped {label}", arm, 25, 16)
+        place = Matrix.Translation((0.1, 0.0, -0.1))
+        plain.matrix_world = place
+        for obj in (plain, flipped):  # a shape key bulging the forearm: the rest normals' change drawn too
+            obj.shape_key_add(name="Basis")
+            key = obj.shape_key_add(name="Bulge")
+            for p in key.data:
+                if p.co.x > 1.2:
+                    p.co += Vector((0.0, p.co.y, p.co.z)) * 0.4 * (p.co.x - 1.2)
+            key.value = 0.7
+        for block in flipped.data.shape_keys.key_blocks:  # its mesh the twin's mirrored, its object mirroring it back
+            for p in block.data:
+                p.co = Vector([c / s for c, s in zip(p.co, scale)])
+        for v in flipped.data.vertices:
+            v.co = Vector([c / s for c, s in zip(v.co, scale)])
+        flipped.data.flip_normals()
+        flipped.matrix_world = place @ Matrix.Diagonal((*scale, 1.0))
+        scene.frame_set(1)
+        for obj in (plain, flipped):
+            bpy.context.view_layer.objects.active = obj
+            obj.skn.mode, obj.skn.method = "GPU", "LINEAR"
+            bpy.ops.skn.bind()
+        scene.frame_set(10)
+        check(f"{label}: the object's matrix mirrors it (viewport.is_mirrored), its twin's does not",
+              viewport.is_mirrored(flipped) and not viewport.is_mirrored(plain) and
+              addon.live.binding(flipped).object_space == (label == "scaled -1 in x"))
+        for cull in (False, True):
+            want, _ = gpu_image(addon, viewport, plain, view, proj, cull=cull)
+            got, _ = gpu_image(addon, viewport, flipped, view, proj, cull=cull)
+            ok, detail = same_image(got, want)
+            check(f"{label}{', back faces culled' if cull else ''}: GPU mode draws its twin's image", ok and
+                  covered(want) > 3000, detail)
+        check(f"{label}: the shape key drawn by the shader (its morph targets)",
+              all(addon.live.binding(o).drawing.morphs is not None and addon.modes.gpu_drawn(o) for o in (plain, flipped)))
+        for obj in (plain, flipped):
+            bpy.context.view_layer.objects.active = obj
+            bpy.ops.skn.unbind()
+            mesh = obj.data
+            bpy.data.objects.remove(obj)
+            bpy.data.meshes.remove(mesh)  # (its shape keys with it: a file saved later holds none without a mesh)
+        bpy.data.objects.remove(arm)
+
+
 def make_arm(name, blend=False):
     arm = arm_rig(name, Quaternion((0, 0, 1), math.radians(60)) @ Quaternion((0, 1, 0), math.radians(150)))
     obj = arm_mesh(name, arm, 25, 16)
@@ -798,6 +858,7 @@ def main():
     big_rig(mods)
     curved_and_keyed(mods)
     mirrored(mods)
+    negative_scale(mods)
     shared(mods)
     masked(mods)
     switches(mods)

@@ -23,6 +23,8 @@ the untouched rest mesh.
   - an armature under an animated Empty (the mesh not parented), an
     armature scaled non-uniformly, a mesh parented with Armature Deform to
     a moving armature (its parent inverse kept through Bind and Unbind);
+  - objects scaled -1 on an axis (a mirrored copy): the mesh, the
+    armature, both (non-uniformly);
   - a Rigify human generated from the Human metarig, its body weighted
     With Automatic Weights, with shape keys, an arm raised and the spine
     twisted;
@@ -449,6 +451,25 @@ def moving_objects():
           obj.parent_type == "ARMATURE" and numpy.allclose(numpy.array(obj.matrix_parent_inverse), numpy.array(inverse)))
 
 
+def negative_scale():
+    """Objects scaled -1 on an axis, as a mirrored copy of a character is: the mesh, the armature,
+    and both (non-uniformly), each at the modifier's mesh."""
+    cases = (("mesh scaled -1 in x", Matrix(), Matrix.LocRotScale(Vector((0.3, 0, 0)), Euler((0, 0, 0.2)),
+                                                                 Vector((-1, 1, 1)))),
+             ("armature scaled -1 in x", Matrix.LocRotScale(Vector((0, 0.2, 0)), Euler((0.1, 0, 0)), Vector((-1, 1, 1))),
+              Matrix()),
+             ("both scaled -1, non-uniformly", Matrix.LocRotScale(Vector((0, 0.2, 0)), Euler((0.1, 0, 0)),
+                                                                  Vector((-1, 1.3, 1))),
+              Matrix.LocRotScale(Vector((0.3, 0, 0)), Euler((0, 0.3, 0.2)), Vector((1, -0.8, 1)))))
+    for i, (label, arm_matrix, mesh_matrix) in enumerate(cases):
+        arm = chain(f"MirroredRig{i}", 2, matrix=arm_matrix)
+        key_pose(arm, {"b0": [(1, (0, 0, 0)), (20, (20, 0, 10))], "b1": [(1, (0, 0, 0)), (20, (50, 0, 60))]})
+        obj = tube(f"MirroredCopy{i}", 2.0, 0.25, 25, 12, matrix=mesh_matrix)
+        weigh_along(obj, ["b0", "b1"], 1.0)
+        attach(obj, arm)
+        follows(label, obj)
+
+
 def rigify_human():
     """A Rigify human from the Human metarig: a body of metaball capsules along its trunk and
     limbs, weighted With Automatic Weights, given two shape keys; an arm raised, the spine
@@ -719,6 +740,7 @@ def main():
     two_modifiers()
     multi_modifier()
     moving_objects()
+    negative_scale()
     modifiers_above()
     rigify_human()
     for label, worst in worst_of.items():

@@ -76,9 +76,12 @@ GPU_MORPH_ENTRIES = 1024 * 16384 // 2  # 2 texels an entry in a texture of 1024 
                                        # GL_MAX_TEXTURE_SIZE is 16384 on llvmpipe and most GPUs)
 
 
-def vertex_normals(positions, triangles):
+def vertex_normals(positions, triangles, mirrored=False):
     """Unit vertex normals of a triangle mesh: the sum of its triangles' cross products (normals
-    weighted by area, Gouraud 1971's average); a vertex of no triangle gets (0, 0, 1)."""
+    weighted by area, Gouraud 1971's average); a vertex of no triangle gets (0, 0, 1).
+    `mirrored`: the positions are the mesh's through a map of negative determinant (a rig bound
+    in the armature's space of an object scaled -1 on an axis), which turns each cross product
+    inward (Ra x Rb = det(R) R^-T (a x b)): turned back out."""
     p = positions.astype(numpy.float64)
     a, b, c = p[triangles[:, 0]], p[triangles[:, 1]], p[triangles[:, 2]]
     face = numpy.cross(b - a, c - a)
@@ -87,9 +90,16 @@ def vertex_normals(positions, triangles):
         for axis in range(3):
             n[:, axis] += numpy.bincount(triangles[:, corner], weights=face[:, axis], minlength=len(p))
     length = numpy.linalg.norm(n, axis=1)
+    if mirrored:
+        n = -n
     n[length == 0] = (0, 0, 1)
     length[length == 0] = 1
     return (n / length[:, None]).astype(numpy.float32)
+
+
+def mirrors(m):
+    """Whether the affine map m turns a mesh's faces inside out (a negative determinant)."""
+    return bool(numpy.linalg.det(m[:3, :3]) < 0)
 
 
 def is_similarity(m, tolerance=1e-6):
@@ -316,7 +326,7 @@ class Binding:
         cache = getattr(self, "_rest_cache", None)
         if cache is None or not numpy.array_equal(cache[0], rig_map):
             positions = (self.reference @ rig_map[:3, :3].T + rig_map[:3, 3]).astype(numpy.float32)
-            normals = vertex_normals(positions, self.triangles) if self.normals else None
+            normals = vertex_normals(positions, self.triangles, mirrors(rig_map)) if self.normals else None
             cache = self._rest_cache = (rig_map.copy(), positions, normals)
         return cache[1], cache[2]
 
@@ -343,7 +353,7 @@ class Binding:
             dv = (o @ rig_map[:3, :3].T).astype(numpy.float32)
             moved = positions.copy()
             moved[v] += dv
-            dn = vertex_normals(moved, self.triangles) - rest_normals
+            dn = vertex_normals(moved, self.triangles, mirrors(rig_map)) - rest_normals
             keys = numpy.union1d(v, numpy.nonzero(numpy.any(dn != 0, axis=1))[0]).astype(numpy.uint32)
             full = numpy.zeros((len(keys), 3), numpy.float32)
             full[numpy.searchsorted(keys, v)] = dv

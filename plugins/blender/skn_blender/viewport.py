@@ -288,9 +288,13 @@ def plain_batch(positions, normals, triangles, software=False):
                          software)
 
 
-def draw_batch(shader, batch, model_view, projection, color=BASE_COLOR, cull=False):
+def draw_batch(shader, batch, model_view, projection, color=BASE_COLOR, cull=False, mirrored=False):
     """Draws `batch` lit by FRAGMENT, depth-tested, back faces culled where `cull` (the viewport's
-    Backface Culling), with the matrices given (mathutils or numpy)."""
+    Backface Culling), with the matrices given (mathutils or numpy). `mirrored`: the object's
+    matrix has a negative determinant (scaled -1 on an axis, as a mirrored copy is), which turns
+    its faces' winding on the screen; its front faces are then the clockwise ones, as Blender
+    draws such an object, so that culling and two-sided lighting (gl_FrontFacing) see the faces
+    the object's normals face."""
     model_view = Matrix(numpy.asarray(model_view, numpy.float64).tolist())
     shader.bind()
     shader.uniform_float("viewport_model_view", model_view)
@@ -300,9 +304,18 @@ def draw_batch(shader, batch, model_view, projection, color=BASE_COLOR, cull=Fal
     gpu.state.depth_test_set("LESS_EQUAL")
     gpu.state.depth_mask_set(True)
     gpu.state.face_culling_set("BACK" if cull else "NONE")
+    gpu.state.front_facing_set(bool(mirrored))
     batch.draw(shader)
+    gpu.state.front_facing_set(False)
     gpu.state.face_culling_set("NONE")
     gpu.state.depth_test_set("NONE")
+
+
+def is_mirrored(obj):
+    """Whether obj's matrix turns its faces' winding (a negative determinant): what Blender's own
+    draw flips front faces for. The rig's space does not decide it: a rig bound in the armature's
+    space holds the object's reflection in its rest mesh (premat), drawn by the armature's matrix."""
+    return core.mirrors(core.matrix(obj.matrix_world))
 
 
 def plain_shader():
@@ -477,7 +490,7 @@ class Drawing:
             self.morphs.set_weights(binding.key_values(obj))
         self.pose_key = key
 
-    def draw(self, model_view, projection, color=BASE_COLOR, cull=False):
+    def draw(self, model_view, projection, color=BASE_COLOR, cull=False, mirrored=False):
         for slots, batch in self.parts:
             shader = self.shaders[slots]
             shader.bind()
@@ -488,7 +501,7 @@ class Drawing:
             if self.morphs is not None:
                 shader.uniform_sampler("viewport_morph_entries", self.morphs.entries)
                 shader.uniform_sampler("viewport_morph_weights", self.morphs.weights)
-            draw_batch(shader, batch, model_view, projection, color, cull)
+            draw_batch(shader, batch, model_view, projection, color, cull, mirrored)
 
 
 class Morphs:
@@ -549,5 +562,6 @@ def draw_object(obj, binding, view, projection, color=BASE_COLOR, live=True, cul
         drawing = binding.drawing = Drawing(binding, obj.skn.method)
     if live or drawing.pose_key is None:
         drawing.update(binding, arm, obj, stamp)
-    drawing.draw(numpy.asarray(view, numpy.float64) @ model_matrix(binding, obj, arm), projection, color, cull)
+    drawing.draw(numpy.asarray(view, numpy.float64) @ model_matrix(binding, obj, arm), projection, color, cull,
+                 is_mirrored(obj))
     return drawing
