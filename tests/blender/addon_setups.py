@@ -483,6 +483,85 @@ def gpu_mode_readers(addon):
     bpy.ops.skn.unbind()
 
 
+def gpu_mode_instanced(addon):
+    """Blender draws an instance of a mesh (a collection instance, particles that render it, a
+    parent instancing it at its vertices) as it draws the object, from its evaluated mesh; in GPU
+    mode that mesh stays at rest and Blender draws only its bounds (Display As: Bounds), while the
+    shader draws the object itself and no instance: an instance was a box. So GPU mode skins such
+    a mesh on the CPU, naming the instancers, and an instance is drawn deformed, as the object;
+    each instancer gone, the shader draws it again."""
+    scene = bpy.context.scene
+    character = bpy.data.collections.new("Character")
+    held = bpy.data.collections.new("Character's body")  # a collection within the instanced one
+    scene.collection.children.link(character)
+    character.children.link(held)
+    arm = rig("Instanced")
+    body = mesh("InstancedBody", arm)
+    for o, c in ((arm, character), (body, held)):
+        for old in o.users_collection:
+            old.objects.unlink(o)
+        c.objects.link(o)
+    crowd = bpy.data.objects.new("Crowd", None)  # Add > Collection Instance
+    crowd.instance_type, crowd.instance_collection = "COLLECTION", character
+    crowd.location = (0.0, 3.0, 0.0)
+    scene.collection.objects.link(crowd)
+    emitter = bpy.data.objects.new("Emitter", bpy.data.meshes.new("Emitter"))
+    emitter.data.from_pydata([(0, -3, 0), (1, -3, 0), (0, -4, 0)], [], [(0, 1, 2)])
+    scene.collection.objects.link(emitter)
+    particles = emitter.modifiers.new("Particles", "PARTICLE_SYSTEM").particle_system.settings
+    particles.count, particles.render_type, particles.instance_object = 3, "OBJECT", body
+    scene.frame_set(1)
+    activate(body)
+    body.skn.mode = "GPU"
+    bpy.ops.skn.bind()
+    scene.frame_set(10)
+
+    def instance_points():
+        """The Crowd instance's mesh, world coordinates, as Blender draws it (the depsgraph's instance)."""
+        graph = bpy.context.evaluated_depsgraph_get()
+        for i in graph.object_instances:
+            if i.is_instance and i.parent.original == crowd and i.object.original == body:
+                co = numpy.array([v.co for v in i.object.data.vertices])
+                m = numpy.array(i.matrix_world)
+                return co @ m[:3, :3].T + m[:3, 3]
+        return None
+
+    readers = addon.modes.geometry_readers(body)
+    check("GPU mode, instanced: skinned on the CPU, the panel naming the instancers",
+          not addon.modes.gpu_drawn(body) and body.skn.error.startswith("GPU mode leaves the mesh at rest") and
+          "Crowd (an instance of the collection Character) and 1 more read it" in body.skn.error and
+          readers == ["Crowd (an instance of the collection Character)", f'Emitter\'s particles "{particles.name}"'],
+          f"{body.skn.error}; {readers}")
+    got = instance_points()
+    want = world(body, evaluated(body)) + numpy.array([0.0, 3.0, 0.0])
+    check("... the collection instance drawn deformed, where the object is plus the instance's offset",
+          got is not None and float(numpy.abs(got - want).max()) < 1e-5 and
+          float(numpy.abs(want - world(body, coords(body)) - [0.0, 3.0, 0.0]).max()) > 0.5,
+          "no instance" if got is None else f"max {float(numpy.abs(got - want).max()):.2e}")
+    bpy.data.objects.remove(crowd)
+    bpy.context.view_layer.update()
+    check("... the collection instance gone: the particles still named",
+          not addon.modes.gpu_drawn(body) and "Emitter's particles" in body.skn.error, body.skn.error)
+    bpy.data.objects.remove(emitter)
+    parent = bpy.data.objects.new("Studs", bpy.data.meshes.new("Studs"))
+    parent.data.from_pydata([(0, 0, 2), (0, 1, 2)], [], [])
+    parent.instance_type = "VERTS"
+    scene.collection.objects.link(parent)
+    body.parent = parent
+    bpy.context.view_layer.update()
+    check("... a parent instancing it at its vertices: named",
+          not addon.modes.gpu_drawn(body) and "Studs (instancing it at its verts)" in body.skn.error, body.skn.error)
+    parent.instance_type = "NONE"
+    bpy.context.view_layer.update()
+    check("... instanced by none: the shader draws it again", addon.modes.gpu_drawn(body) and not body.skn.error,
+          body.skn.error)
+    bpy.ops.skn.unbind()
+    for o in (body, arm, parent):
+        bpy.data.objects.remove(o)
+    for c in (held, character):
+        bpy.data.collections.remove(c)
+
+
 def loop_normals(obj):
     """The evaluated mesh's split (loop) normals, (loops, 3), and whether it has custom ones."""
     ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
@@ -1156,6 +1235,7 @@ def main():
     armature_gone()
     rig_not_posed(skn_blender)
     gpu_mode_readers(skn_blender)
+    gpu_mode_instanced(skn_blender)
     rendered_animation()
     workflows()
     workflows(mirror=True)

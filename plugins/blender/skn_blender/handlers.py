@@ -79,6 +79,10 @@ def on_update(scene, depsgraph=None):
             live.forget(obj)  # bones edited, or their envelopes or B-Bone shape (the Multi modifiers' armatures too)
         if obj.skn.mode == "GPU" and bool(obj.skn.display_saved) != modes.gpu_drawn(obj):
             modes.apply_mode(obj)  # a modifier added below, or removed: the shader draws it, or the CPU skins it
+        elif obj.skn.mode == "GPU" and not obj.skn.display_saved:  # still on the CPU: for the reason of now
+            why = modes.gpu_refusal(obj, state.bindings.get(obj.name))  # (a reader of two gone, say)
+            if why and obj.skn.error != why:
+                obj.skn.error = why
         workflows.follow_preserve_volume(obj)
         if obj.skn.live:
             live.refresh(obj)

@@ -59,12 +59,17 @@ def geometry_readers(obj):
     modifier's Object input); constraints on objects or bones that target its vertex groups or its
     surface (Shrinkwrap). GPU mode leaves the mesh at rest for Blender, so these would read the
     rest (a vertex-parented earring left where the rest puts it, 0.98 off on the tests' arm).
+    And what draws it again elsewhere (instancers): Blender draws an instance as it draws the
+    object, which in GPU mode is its bounds (the mesh at rest), where the shader draws only the
+    object itself: an instance was a box.
     Found among the IDs that use obj (bpy.data.user_map), once per update (handlers.on_update)."""
     seen = state.readers.get(obj.name)
     if seen is not None and seen[0] == state.generation[0]:
         return seen[1]
     out = []
-    for user in sorted(bpy.data.user_map(subset=[obj]).get(obj, ()), key=lambda u: u.name):  # (a set)
+    held = holding_collections(obj)
+    used_by = bpy.data.user_map(subset=[obj] + held)  # (one scan of the file's IDs for both)
+    for user in sorted(used_by.get(obj, ()), key=lambda u: u.name):  # (a set)
         if not isinstance(user, bpy.types.Object) or user == obj or user.get(stack.OWNER) is not None:
             continue
         if user.parent == obj and user.parent_type in ("VERTEX", "VERTEX_3"):
@@ -77,8 +82,47 @@ def geometry_readers(obj):
         for owner, constraints in [(user.name, user.constraints)] + bones:
             out += [f'{owner}\'s "{c.name}" constraint' for c in constraints if getattr(c, "target", None) == obj
                     and (c.type == "SHRINKWRAP" or getattr(c, "subtarget", ""))]
+    out += instancers(obj, held, used_by)
     state.readers[obj.name] = (state.generation[0], out)
     return out
+
+
+def instancers(obj, held, used_by):
+    """What draws obj again elsewhere, in the panel's words: an object instancing a collection that
+    holds it, at any depth (Add > Collection Instance); a particle system that renders it, or such
+    a collection, as its particles; its parent, instancing it at its vertices or faces. `held`:
+    holding_collections(obj); `used_by`: bpy.data.user_map of obj and those."""
+    out = []
+    for c in sorted(held, key=lambda c: c.name):
+        out += [f"{u.name} (an instance of the collection {c.name})" for u in sorted(used_by.get(c, ()), key=lambda u: u.name)
+                if isinstance(u, bpy.types.Object) and u.instance_type == "COLLECTION" and u.instance_collection == c]
+    settings = [p for p in used_by.get(obj, ()) if isinstance(p, bpy.types.ParticleSettings)
+                and p.render_type == "OBJECT" and p.instance_object == obj]
+    settings += [u for c in held for u in used_by.get(c, ()) if isinstance(u, bpy.types.ParticleSettings)
+                 and u.render_type == "COLLECTION" and u.instance_collection == c]
+    emitters = bpy.data.user_map(subset=settings) if settings else {}
+    for p in settings:
+        out += [f'{e.name}\'s particles "{p.name}"' for e in sorted(emitters.get(p, ()), key=lambda e: e.name)
+                if isinstance(e, bpy.types.Object)]
+    if obj.parent is not None and obj.parent.instance_type in ("VERTS", "FACES"):
+        out.append(f"{obj.parent.name} (instancing it at its {obj.parent.instance_type.lower()})")
+    return out
+
+
+def holding_collections(obj):
+    """The collections that hold obj and those that hold them, to the top: what an instance of any
+    of them draws (a scene's own collection, which nothing instances, left out)."""
+    parents = {}
+    for c in bpy.data.collections:
+        for child in c.children:
+            parents.setdefault(child, []).append(c)
+    found, todo = set(), [c for c in obj.users_collection if not c.is_embedded_data]
+    while todo:
+        c = todo.pop()
+        if c not in found:
+            found.add(c)
+            todo += parents.get(c, [])
+    return list(found)
 
 
 # ---- Blender's own draw of the object, hidden while the shader draws it ----
