@@ -659,6 +659,69 @@ def negative_scale(mods):
         bpy.data.objects.remove(arm)
 
 
+def viewport_render(mods):
+    """Blender draws no add-on's drawing in a Viewport Render (render.opengl) and tells add-ons
+    nothing of one (no render handler runs), so a GPU-mode mesh is missing from it: skn's Viewport
+    Render (View menu, skn.viewport_render) skins GPU-mode meshes on the CPU for its duration, and
+    its image, a still and an animation's frame, is the modifier's; the shader draws them after."""
+    addon, viewport, core = mods
+    scene = bpy.context.scene
+    obj = make_arm("Filmed")
+    arm = obj.modifiers["Armature"].object
+    camera_object = scene.camera
+    camera_object.location, camera_object.rotation_euler = (1.0, -6.0, 1.0), (math.radians(85), 0.0, 0.0)
+    render = scene.render
+    render.resolution_x, render.resolution_y, render.resolution_percentage = 200, 150, 100
+    folder = tempfile.mkdtemp()
+    win = bpy.context.window_manager.windows[0]
+    area = next(a for a in win.screen.areas if a.type == "VIEW_3D")
+    space = area.spaces[0]
+    space.region_3d.view_perspective, space.overlay.show_overlays = "CAMERA", False
+    hidden = [o for o in scene.objects if o not in (obj, arm, camera_object) and o.visible_get()]
+    for o in hidden:  # (the default cube, whose place the arm's picture does not need)
+        o.hide_set(True)
+
+    def picture(op, path=None, **kw):
+        with bpy.context.temp_override(window=win, area=area):
+            op(**kw)
+        if path is None:
+            path = os.path.join(folder, "still.png")
+            bpy.data.images["Render Result"].save_render(path)
+        image = bpy.data.images.load(path)
+        px = numpy.array(image.pixels[:], numpy.float32).reshape(150, 200, 4)
+        bpy.data.images.remove(image)
+        return (px * 255 + 0.5).astype(numpy.uint8)
+
+    scene.frame_set(10)
+    want = picture(bpy.ops.render.opengl)
+    scene.frame_set(1)
+    bpy.context.view_layer.objects.active = obj
+    obj.skn.mode, obj.skn.method = "GPU", "LINEAR"
+    bpy.ops.skn.bind()
+    scene.frame_set(10)
+    check("Viewport Render: the mesh drawn by the shader in GPU mode", addon.modes.gpu_drawn(obj))
+    missing = differ(picture(bpy.ops.render.opengl), want)[1]
+    check("... Blender's Viewport Render leaves it out (no add-on's drawing there)", missing > 500,
+          f"{missing} pixels differ from the modifier's")
+    ok, detail = same_image(picture(bpy.ops.skn.viewport_render), want)
+    check("... skn's Viewport Render: the modifier's image", ok, detail)
+    check("... and the shader draws it again after", addon.modes.gpu_drawn(obj) and obj.display_type == "BOUNDS")
+    frame_range = scene.frame_start, scene.frame_end
+    scene.frame_start, scene.frame_end, render.filepath = 9, 10, os.path.join(folder, "frame_")
+    frames = picture(bpy.ops.skn.viewport_render, os.path.join(folder, "frame_0010.png"), animation=True)
+    ok, detail = same_image(frames, want)
+    check("... an animation: each frame written, the last the modifier's image",
+          ok and os.path.exists(os.path.join(folder, "frame_0009.png")), detail)
+    check("... and the shader draws it again after the animation", addon.modes.gpu_drawn(obj))
+    scene.frame_start, scene.frame_end = frame_range
+    bpy.ops.skn.unbind()
+    for o in hidden:
+        o.hide_set(False)
+    space.region_3d.view_perspective, space.overlay.show_overlays = "PERSP", True
+    for o in (obj, arm):
+        bpy.data.objects.remove(o)
+
+
 def make_arm(name, blend=False):
     arm = arm_rig(name, Quaternion((0, 0, 1), math.radians(60)) @ Quaternion((0, 1, 0), math.radians(150)))
     obj = arm_mesh(name, arm, 25, 16)
@@ -859,6 +922,7 @@ def main():
     curved_and_keyed(mods)
     mirrored(mods)
     negative_scale(mods)
+    viewport_render(mods)
     shared(mods)
     masked(mods)
     switches(mods)

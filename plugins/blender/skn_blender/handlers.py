@@ -103,12 +103,18 @@ def after_save(*_):
     _each_bound(takeover.take_over)
 
 
+def gpu_on_cpu(on):
+    """GPU-mode meshes skinned on the CPU and drawn by Blender (`on`), as a render needs them, or
+    drawn by the shader again."""
+    state.rendering[0] = on
+    state.generation[0] += 1
+    _each_bound(lambda obj: modes.apply_mode(obj) if obj.skn.mode == "GPU" else None)
+
+
 @bpy.app.handlers.persistent
 def before_render(*_):
     """Render takes the CPU path: a GPU-mode mesh holds its skinned coordinates, drawn by Blender."""
-    state.rendering[0] = True
-    state.generation[0] += 1
-    _each_bound(lambda obj: modes.apply_mode(obj) if obj.skn.mode == "GPU" else None)
+    gpu_on_cpu(True)
     for obj in live.bound_objects():  # a rig the render does not pose of itself: the modifier's, for the render
         arm = obj.skn.modifier_object
         if arm is not None and not takeover.rig_evaluated(arm, render=True):
@@ -124,7 +130,7 @@ def after_render(*_):
         if obj is not None and obj.skn.bound:
             takeover.take_over(obj)
     state.render_handed.clear()
-    _each_bound(lambda obj: modes.apply_mode(obj) if obj.skn.mode == "GPU" else None)
+    gpu_on_cpu(False)
 
 
 # ---- exporters: they read the Armature modifier's Object, which skn holds while bound ----

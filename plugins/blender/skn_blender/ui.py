@@ -188,6 +188,42 @@ class SKN_OT_apply(bpy.types.Operator):
         return {"FINISHED"}
 
 
+class SKN_OT_viewport_render(bpy.types.Operator):
+    """Viewport Render with the meshes skn draws in GPU mode: Blender draws no add-on's drawing in a
+    viewport render (render.opengl), so for its duration they are skinned on the CPU and drawn by
+    Blender, as for a render"""
+    bl_idname, bl_label = "skn.viewport_render", "Viewport Render (skn)"
+    animation: bpy.props.BoolProperty(name="Animation", description="Render the scene's frame range")
+    write_still: bpy.props.BoolProperty(name="Write Image", description="Save the image (Output Properties' path)")
+
+    @classmethod
+    def poll(cls, ctx):
+        return ctx.area is not None and ctx.area.type == "VIEW_3D"
+
+    def execute(self, ctx):
+        handlers.gpu_on_cpu(True)
+        try:  # (its exec: the animation rendered before it returns, then the shader again)
+            return bpy.ops.render.opengl("EXEC_DEFAULT", animation=self.animation, write_still=self.write_still)
+        except RuntimeError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        finally:
+            handlers.gpu_on_cpu(False)
+
+
+def gpu_drawn_anywhere():
+    return any(o.skn.mode == "GPU" for o in live.bound_objects())
+
+
+def view_menu(self, ctx):
+    """Beside Blender's Viewport Render (View menu), where a mesh is drawn in GPU mode."""
+    if gpu_drawn_anywhere():
+        self.layout.separator()
+        self.layout.operator(SKN_OT_viewport_render.bl_idname, text="Viewport Render Image (skn)", icon="RENDER_STILL")
+        self.layout.operator(SKN_OT_viewport_render.bl_idname, text="Viewport Render Animation (skn)",
+                             icon="RENDER_ANIMATION").animation = True
+
+
 class SKN_PT_panel(bpy.types.Panel):
     bl_label, bl_space_type, bl_region_type, bl_context = "skn Skinning", "PROPERTIES", "WINDOW", "data"
 
@@ -224,20 +260,24 @@ class SKN_PT_panel(bpy.types.Panel):
                       icon="INFO")
         if why:
             col.label(text=why, icon="LIBRARY_DATA_DIRECT")
+        if s.bound and s.mode == "GPU":
+            col.label(text="Viewport Render shows no GPU-mode mesh: View > Viewport Render (skn)", icon="INFO")
 
 
-CLASSES = (SknSettings, SKN_OT_bind, SKN_OT_unbind, SKN_OT_apply, SKN_PT_panel)
+CLASSES = (SknSettings, SKN_OT_bind, SKN_OT_unbind, SKN_OT_apply, SKN_OT_viewport_render, SKN_PT_panel)
 
 
 def register():
     for c in CLASSES:
         bpy.utils.register_class(c)
     bpy.types.Object.skn = bpy.props.PointerProperty(type=SknSettings, override=OVERRIDE)
+    bpy.types.VIEW3D_MT_view.append(view_menu)
     handlers.register()
 
 
 def unregister():
     handlers.unregister()  # (every bound mesh given back first: it reads skn's settings)
+    bpy.types.VIEW3D_MT_view.remove(view_menu)
     del bpy.types.Object.skn
     for c in reversed(CLASSES):
         bpy.utils.unregister_class(c)
