@@ -713,6 +713,15 @@ def viewport_render(mods):
     check("... an animation: each frame written, the last the modifier's image",
           ok and os.path.exists(os.path.join(folder, "frame_0009.png")), detail)
     check("... and the shader draws it again after the animation", addon.modes.gpu_drawn(obj))
+    windows = list(bpy.context.window_manager.windows)
+    with bpy.context.temp_override(window=win, area=area):
+        bpy.ops.skn.viewport_render("INVOKE_DEFAULT")  # as the View menu runs it
+    shown = [w for w in bpy.context.window_manager.windows if w not in windows]
+    check("... from the menu, the image shown as Blender's Viewport Render shows it (Render Result)",
+          any(a.type == "IMAGE_EDITOR" and a.spaces[0].image is not None and a.spaces[0].image.type == "RENDER_RESULT"
+              for w in shown or windows for a in w.screen.areas), f"{len(shown)} new windows")
+    for w in shown:  # left open (closed from a script, it takes the script's context with it), showing nothing
+        w.screen.areas[0].spaces[0].image = None
     scene.frame_start, scene.frame_end = frame_range
     bpy.ops.skn.unbind()
     for o in hidden:

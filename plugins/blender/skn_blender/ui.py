@@ -203,12 +203,15 @@ class SKN_OT_viewport_render(bpy.types.Operator):
     def execute(self, ctx):
         handlers.gpu_on_cpu(True)
         try:  # (its exec: the animation rendered before it returns, then the shader again)
-            return bpy.ops.render.opengl("EXEC_DEFAULT", animation=self.animation, write_still=self.write_still)
+            done = bpy.ops.render.opengl("EXEC_DEFAULT", animation=self.animation, write_still=self.write_still)
         except RuntimeError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
         finally:
             handlers.gpu_on_cpu(False)
+        if self.options.is_invoke and not self.animation:  # from the menu: the image shown, as Blender's shows it
+            bpy.ops.render.view_show("INVOKE_DEFAULT")
+        return done
 
 
 def gpu_drawn_anywhere():
