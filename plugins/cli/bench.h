@@ -104,6 +104,10 @@ int bench_gpu_compute(struct skn_gl_api *gl, int es, const uint32_t *sizes, uint
 
 /* bench_against.c: `skn bench --against LIBRARY`. */
 int bench_against(int argc, char **argv);
+/* bench_bind.c: skn_bind's time in both libraries, a character's size:
+ * prints a row, gives each library's median ms and the median ratio (the
+ * other's time over this one's); 0 where a bind failed. */
+int bench_bind_against(const skn_api *api[2], int rounds, double out_ms[2], double *out_ratio);
 
 /* Names as the tables print them. */
 extern const char *const BENCH_METHOD_NAMES[5]; /* by skn_method */

@@ -244,6 +244,8 @@ int bench_against(int argc, char **argv) {
          sysconf(_SC_NPROCESSORS_ONLN));
   describe("this", a.api[THIS], "the library the skn command links");
   describe("other", a.api[OTHER], a.api[OTHER] == a.api[THIS] ? "the same library (the method's own noise)" : path);
+  double bind_ms[2], bind_ratio;
+  if (!bench_bind_against(a.api, rounds, bind_ms, &bind_ratio)) return EXIT_INPUT;
   printf("M/s: each library's median rate; ratio: the other's time over this one's, the median of %d rounds of\n"
          "alternating blocks (> 1: this one is faster), and the middle half of the rounds' ratios; diff: the\n"
          "largest difference between their outputs (\"same\": every bit)\n\n", rounds);
@@ -251,8 +253,9 @@ int bench_against(int argc, char **argv) {
          "vertices", "thr", "this M/s", "other M/s", "ratio", "middle half", "diff");
   if (a.js)
     fprintf(a.js, "{\"cpu\": \"%s\", \"this\": \"%s\", \"other\": \"%s\", \"other_path\": \"%s\", \"rounds\": %d,\n"
-                  " \"rows\": [",
-            cpu, a.api[THIS]->version_string(), a.api[OTHER]->version_string(), path, rounds);
+                  " \"bind\": {\"this_ms\": %.4f, \"other_ms\": %.4f, \"ratio\": %.4f},\n \"rows\": [",
+            cpu, a.api[THIS]->version_string(), a.api[OTHER]->version_string(), path, rounds, bind_ms[THIS],
+            bind_ms[OTHER], bind_ratio);
   int ok = sweep(&a, full, vertices > 0 ? (uint32_t)vertices : 0);
   summary(&a);
   if (a.js) {
