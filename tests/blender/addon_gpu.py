@@ -33,7 +33,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from arm_scene import arm_mesh, arm_rig, chain_rig, check, coords, evaluated, finish, install_addon, numpy  # noqa: E402
+from arm_scene import (arm_mesh, arm_rig, chain_rig, check, coords, evaluated, finish, install_addon,  # noqa: E402
+                       numpy, panel_labels)
 
 import bpy  # noqa: E402
 import gpu  # noqa: E402
@@ -722,13 +723,38 @@ def viewport_render(mods):
               for w in shown or windows for a in w.screen.areas), f"{len(shown)} new windows")
     for w in shown:  # left open (closed from a script, it takes the script's context with it), showing nothing
         w.screen.areas[0].spaces[0].image = None
+    check("... the panel points to it", "Viewport Render shows no GPU-mode mesh: View > Viewport Render (skn)" in
+          panel_labels(obj), str(panel_labels(obj)))
+    check("... the View menu offers it, a still and an animation, while a mesh is in GPU mode",
+          view_menu_entries() == [("skn.viewport_render", "Viewport Render Image (skn)", False),
+                                  ("skn.viewport_render", "Viewport Render Animation (skn)", True)],
+          str(view_menu_entries()))
     scene.frame_start, scene.frame_end = frame_range
     bpy.ops.skn.unbind()
+    check("... and not without one", view_menu_entries() == [], str(view_menu_entries()))
     for o in hidden:
         o.hide_set(False)
     space.region_3d.view_perspective, space.overlay.show_overlays = "PERSP", True
     for o in (obj, arm):
         bpy.data.objects.remove(o)
+
+
+def view_menu_entries():
+    """The operators skn adds to the 3D viewport's View menu, as (idname, text, animation): its
+    draw run on a layout that records them."""
+    import skn_blender.ui as ui
+    entries = []
+
+    class Layout:
+        def separator(self):
+            pass
+
+        def operator(self, idname, text="", **_):
+            entry = type("Entry", (), {"animation": False})()
+            entries.append((idname, text, entry))
+            return entry
+    ui.view_menu(type("Menu", (), {"layout": Layout()})(), bpy.context)
+    return [(idname, text, entry.animation) for idname, text, entry in entries]
 
 
 def make_arm(name, blend=False):

@@ -71,7 +71,8 @@ import tempfile
 import bmesh
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from arm_scene import arm_mesh, arm_rig, check, coords, evaluated, finish, install_addon, numpy, world  # noqa: E402
+from arm_scene import (arm_mesh, arm_rig, check, coords, evaluated, finish, install_addon, numpy,  # noqa: E402
+                       panel_labels, world)
 
 import bpy  # noqa: E402
 from mathutils import Quaternion, Vector  # noqa: E402
@@ -651,27 +652,6 @@ def driven_corrective():
     check("... posed by hand (no frame change): as the modifier's", worst < 1e-5 and 0 < key.value < 1,
           f"max {worst:.2e}, value {key.value:.3f}")
     bpy.ops.skn.unbind()
-
-
-def panel_labels(obj):
-    """The texts of the "skn Skinning" panel's labels for obj, its draw run on a layout that
-    records them (a headless Blender draws no panel)."""
-    import skn_blender.ui as ui
-    labels = []
-
-    class Layout:
-        def column(self, **_):
-            return self
-        row = column
-
-        def label(self, text="", **_):
-            labels.append(text)
-
-        def prop(self, *_, **__):
-            pass
-        prop_search = operator = prop
-    ui.SKN_PT_panel.draw(type("Panel", (), {"layout": Layout()})(), type("Context", (), {"object": obj})())
-    return labels
 
 
 def hair_of(obj):

@@ -214,3 +214,24 @@ def arm_mesh(name, arm, rings, segs, attach="modifier", groups=("upper", "fore")
         gu.add([i], 1 - s, "REPLACE")
         gf.add([i], s, "REPLACE")
     return obj
+
+
+def panel_labels(obj):
+    """The texts of the "skn Skinning" panel's labels for obj, its draw run on a layout that
+    records them (a headless Blender draws no panel)."""
+    import skn_blender.ui as ui
+    labels = []
+
+    class Layout:
+        def column(self, **_):
+            return self
+        row = column
+
+        def label(self, text="", **_):
+            labels.append(text)
+
+        def prop(self, *_, **__):
+            pass
+        prop_search = operator = prop
+    ui.SKN_PT_panel.draw(type("Panel", (), {"layout": Layout()})(), type("Context", (), {"object": obj})())
+    return labels

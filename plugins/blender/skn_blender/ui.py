@@ -214,13 +214,9 @@ class SKN_OT_viewport_render(bpy.types.Operator):
         return done
 
 
-def gpu_drawn_anywhere():
-    return any(o.skn.mode == "GPU" for o in live.bound_objects())
-
-
 def view_menu(self, ctx):
-    """Beside Blender's Viewport Render (View menu), where a mesh is drawn in GPU mode."""
-    if gpu_drawn_anywhere():
+    """Beside Blender's Viewport Render (View menu), while a bound mesh is in GPU mode."""
+    if any(o.skn.mode == "GPU" for o in live.bound_objects()):
         self.layout.separator()
         self.layout.operator(SKN_OT_viewport_render.bl_idname, text="Viewport Render Image (skn)", icon="RENDER_STILL")
         self.layout.operator(SKN_OT_viewport_render.bl_idname, text="Viewport Render Animation (skn)",
