@@ -451,13 +451,15 @@ def gpu_mode_readers(addon):
         scene.collection.objects.link(o)
     surface = cloth.modifiers.new("SurfaceDeform", "SURFACE_DEFORM")
     surface.target = body
+    cards = geometry_nodes_reader("Cards", body)
     scene.frame_set(1)
     with bpy.context.temp_override(object=cloth, active_object=cloth):
         bpy.ops.object.surfacedeform_bind(modifier=surface.name)
 
     def shown():
         bpy.context.view_layer.update()
-        return (numpy.array(earring.matrix_world), world(cloth, evaluated(cloth)), numpy.array(pin.matrix_world))
+        return (numpy.array(earring.matrix_world), world(cloth, evaluated(cloth)), numpy.array(pin.matrix_world),
+                evaluated(cards))
 
     scene.frame_set(10)
     want = shown()
@@ -470,13 +472,15 @@ def gpu_mode_readers(addon):
     worst = max(float(numpy.abs(g - w).max()) for g, w in zip(got, want))
     check("GPU mode, read by others: skinned on the CPU, the panel naming them",
           not addon.modes.gpu_drawn(body) and body.skn.error.startswith("GPU mode leaves the mesh at rest") and
-          "Earring (parented to its vertices) and 2 more read it" in body.skn.error, body.skn.error)
+          "Earring (parented to its vertices) and 3 more read it" in body.skn.error, body.skn.error)
     readers = addon.modes.geometry_readers(body)
-    check("... every reader found: the earring, the clothes' Surface Deform, the Empty's Shrinkwrap",
+    check("... every reader found: the earring, the clothes' Surface Deform, the Empty's Shrinkwrap, a Geometry "
+          "Nodes modifier whose node group's nested group reads it (Object Info)",
           readers == ["Earring (parented to its vertices)", 'Pin\'s "Shrinkwrap" constraint',
-                      'Sleeve\'s "SurfaceDeform" modifier'], str(readers))  # (by the readers' names)
+                      'Sleeve\'s "SurfaceDeform" modifier', 'Cards\'s "Scatter" modifier (its node group Cards scatters)'],
+          str(readers))  # (by the readers' names)
     check("... and they follow it as with the modifier", worst < 1e-5, f"max {worst:.2e}")
-    for o in (earring, cloth, pin):
+    for o in (earring, cloth, pin, cards):
         bpy.data.objects.remove(o)
     bpy.context.view_layer.update()
     check("... read by none: the shader draws it again", addon.modes.gpu_drawn(body) and not body.skn.error,
@@ -485,8 +489,8 @@ def gpu_mode_readers(addon):
 
 
 def gpu_mode_instanced(addon):
-    """Blender draws an instance of a mesh (a collection instance, particles that render it, a
-    parent instancing it at its vertices) as it draws the object, from its evaluated mesh; in GPU
+    """Blender draws an instance of a mesh (a collection instance, a node group's Collection Info,
+    particles that render it, a parent instancing it at its vertices) as it draws the object, from its evaluated mesh; in GPU
     mode that mesh stays at rest and Blender draws only its bounds (Display As: Bounds), while the
     shader draws the object itself and no instance: an instance was a box. So GPU mode skins such
     a mesh on the CPU, naming the instancers, and an instance is drawn deformed, as the object;
@@ -511,6 +515,7 @@ def gpu_mode_instanced(addon):
     scene.collection.objects.link(emitter)
     particles = emitter.modifiers.new("Particles", "PARTICLE_SYSTEM").particle_system.settings
     particles.count, particles.render_type, particles.instance_object = 3, "OBJECT", body
+    forest = geometry_nodes_reader("Forest", character)  # a node group's Collection Info of the character
     scene.frame_set(1)
     activate(body)
     body.skn.mode = "GPU"
@@ -530,9 +535,11 @@ def gpu_mode_instanced(addon):
     readers = addon.modes.geometry_readers(body)
     check("GPU mode, instanced: skinned on the CPU, the panel naming the instancers",
           not addon.modes.gpu_drawn(body) and body.skn.error.startswith("GPU mode leaves the mesh at rest") and
-          "Crowd (an instance of the collection Character) and 1 more read it" in body.skn.error and
-          readers == ["Crowd (an instance of the collection Character)", f'Emitter\'s particles "{particles.name}"'],
+          "Forest's \"Scatter\" modifier (its node group Forest scatters) and 2 more read it" in body.skn.error and
+          readers == ['Forest\'s "Scatter" modifier (its node group Forest scatters)',
+                      "Crowd (an instance of the collection Character)", f'Emitter\'s particles "{particles.name}"'],
           f"{body.skn.error}; {readers}")
+    bpy.data.objects.remove(forest)
     got = instance_points()
     want = world(body, evaluated(body)) + numpy.array([0.0, 3.0, 0.0])
     check("... the collection instance drawn deformed, where the object is plus the instance's offset",
@@ -561,6 +568,27 @@ def gpu_mode_instanced(addon):
         bpy.data.objects.remove(o)
     for c in (held, character):
         bpy.data.collections.remove(c)
+
+
+def geometry_nodes_reader(name, target):
+    """An object whose Geometry Nodes modifier reads `target` from inside its node group: the group
+    nests another, whose Object Info node names it (as a node group scattering cards over a body
+    does), or Collection Info for a collection, and outputs that geometry."""
+    inner = bpy.data.node_groups.new(f"{name} reads", "GeometryNodeTree")
+    inner.outputs.new("NodeSocketGeometry", "Geometry")
+    collection = isinstance(target, bpy.types.Collection)
+    info = inner.nodes.new("GeometryNodeCollectionInfo" if collection else "GeometryNodeObjectInfo")
+    info.inputs["Collection" if collection else "Object"].default_value = target
+    inner.links.new(info.outputs["Geometry"], inner.nodes.new("NodeGroupOutput").inputs[0])
+    outer = bpy.data.node_groups.new(f"{name} scatters", "GeometryNodeTree")
+    outer.outputs.new("NodeSocketGeometry", "Geometry")
+    group = outer.nodes.new("GeometryNodeGroup")
+    group.node_tree = inner
+    outer.links.new(group.outputs[0], outer.nodes.new("NodeGroupOutput").inputs[0])
+    obj = bpy.data.objects.new(name, bpy.data.meshes.new(name))
+    bpy.context.scene.collection.objects.link(obj)
+    obj.modifiers.new("Scatter", "NODES").node_group = outer
+    return obj
 
 
 def loop_normals(obj):

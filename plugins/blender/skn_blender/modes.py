@@ -56,8 +56,8 @@ GEOMETRY_SETTINGS = {"SURFACE_DEFORM": ("target",), "SHRINKWRAP": ("target", "au
 def geometry_readers(obj):
     """What outside obj reads its deformed mesh, in the panel's words: objects parented to its
     vertices; other objects' modifiers that take it as a mesh (GEOMETRY_SETTINGS, a Geometry Nodes
-    modifier's Object input); constraints on objects or bones that target its vertex groups or its
-    surface (Shrinkwrap). GPU mode leaves the mesh at rest for Blender, so these would read the
+    modifier's Object input, or its node group's Object Info or Collection Info: node_group_readers);
+    constraints on objects or bones that target its vertex groups or its surface (Shrinkwrap). GPU mode leaves the mesh at rest for Blender, so these would read the
     rest (a vertex-parented earring left where the rest puts it, 0.98 off on the tests' arm).
     And what draws it again elsewhere (instancers): Blender draws an instance as it draws the
     object, which in GPU mode is its bounds (the mesh at rest), where the shader draws only the
@@ -82,9 +82,30 @@ def geometry_readers(obj):
         for owner, constraints in [(user.name, user.constraints)] + bones:
             out += [f'{owner}\'s "{c.name}" constraint' for c in constraints if getattr(c, "target", None) == obj
                     and (c.type == "SHRINKWRAP" or getattr(c, "subtarget", ""))]
+    trees = [u for key in [obj] + held for u in used_by.get(key, ()) if isinstance(u, bpy.types.NodeTree)]
+    out += node_group_readers(trees)
     out += instancers(obj, held, used_by)
     state.readers[obj.name] = (state.generation[0], out)
     return out
+
+
+def node_group_readers(trees):
+    """The Geometry Nodes modifiers whose node group reads obj through `trees` (those among its
+    users, and its collections': an Object Info or Collection Info node naming it), directly or
+    through groups nested in theirs, in the panel's words."""
+    reached, todo = set(), list(trees)
+    while todo:  # the groups that use these, to the modifiers' own
+        batch = [t for t in todo if t not in reached]
+        reached.update(batch)
+        users = bpy.data.user_map(subset=batch) if batch else {}
+        todo = [u for t in batch for u in users.get(t, ()) if isinstance(u, bpy.types.NodeTree)]
+    if not reached:
+        return []
+    users = bpy.data.user_map(subset=list(reached))
+    objects = {u for t in reached for u in users.get(t, ()) if isinstance(u, bpy.types.Object)}
+    return [f'{o.name}\'s "{m.name}" modifier (its node group {m.node_group.name})'
+            for o in sorted(objects, key=lambda o: o.name) if o.get(stack.OWNER) is None
+            for m in o.modifiers if m.type == "NODES" and m.node_group in reached]
 
 
 def instancers(obj, held, used_by):
