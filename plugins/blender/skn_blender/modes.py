@@ -93,16 +93,13 @@ def node_group_readers(trees):
     """The Geometry Nodes modifiers whose node group reads obj through `trees` (those among its
     users, and its collections': an Object Info or Collection Info node naming it), directly or
     through groups nested in theirs, in the panel's words."""
-    reached, todo = set(), list(trees)
-    while todo:  # the groups that use these, to the modifiers' own
+    reached, objects, todo = set(), set(), list(trees)
+    while todo:  # the groups that use these, up to the objects whose modifiers use them
         batch = [t for t in todo if t not in reached]
         reached.update(batch)
-        users = bpy.data.user_map(subset=batch) if batch else {}
-        todo = [u for t in batch for u in users.get(t, ()) if isinstance(u, bpy.types.NodeTree)]
-    if not reached:
-        return []
-    users = bpy.data.user_map(subset=list(reached))
-    objects = {u for t in reached for u in users.get(t, ()) if isinstance(u, bpy.types.Object)}
+        users = [u for found in (bpy.data.user_map(subset=batch) if batch else {}).values() for u in found]
+        objects.update(u for u in users if isinstance(u, bpy.types.Object))
+        todo = [u for u in users if isinstance(u, bpy.types.NodeTree)]
     return [f'{o.name}\'s "{m.name}" modifier (its node group {m.node_group.name})'
             for o in sorted(objects, key=lambda o: o.name) if o.get(stack.OWNER) is None
             for m in o.modifiers if m.type == "NODES" and m.node_group in reached]
