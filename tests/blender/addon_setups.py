@@ -51,8 +51,8 @@ setting changed after Bind, in a clean factory-startup Blender:
     for so long, saying why, and skn again after; hidden with H, skn all along;
   - GPU mode with other objects reading the mesh (a vertex parent, a
     Surface Deform, a Shrinkwrap constraint): skinned on the CPU, saying so;
-  - glTF and FBX exports of a bound mesh, read back: skinned, the rest mesh
-    (the exporters read the modifier's Object, which skn holds);
+  - glTF, FBX and Collada exports of a bound mesh, read back: skinned, the
+    rest mesh (the exporters find the skin through the modifier's Object);
   - a character linked from a library: Bind refused with Blender's words,
     nothing changed; a local object of its mesh bound, Apply refused (the
     file would not keep the shape); a Library Override of it bound, kept bound through
@@ -835,10 +835,12 @@ def rendered_animation():
 
 
 def exported():
-    """glTF and FBX exports of a bound, posed mesh, read back by Blender's importers: each has its
-    skin (an Armature modifier on the imported mesh) and the rest mesh as its coordinates, as without
-    skn; the mesh is still bound after. (The exporters read the Armature modifier's Object, which
-    skn holds while bound: before, the glTF's mesh had no skin.)"""
+    """glTF, FBX and Collada exports of a bound, posed mesh, read back by Blender's importers: each
+    has its skin (an Armature modifier on the imported mesh) and the rest mesh as its coordinates,
+    as without skn; the mesh is still bound after. (The exporters find the skin through the
+    Armature modifier's Object: when skn held it, the glTF's and the Collada's mesh had none; the
+    glTF and FBX exporters evaluate the stack, which handlers.wrap_exporters gives back around
+    them; Collada's, in C, cannot be wrapped and needs not: it reads the mesh and the Object.)"""
     scene = bpy.context.scene
     arm = rig("Exported")
     obj = mesh("Exported", arm)
@@ -847,22 +849,25 @@ def exported():
     activate(obj)
     bpy.ops.skn.bind()
     scene.frame_set(10)
+    mod = obj.modifiers["Armature"]
     with tempfile.TemporaryDirectory() as d:
-        files = {"glTF": os.path.join(d, "exported.gltf"), "FBX": os.path.join(d, "exported.fbx")}
+        files = {kind: os.path.join(d, "exported." + ext) for kind, ext in
+                 (("glTF", "gltf"), ("FBX", "fbx"), ("Collada", "dae"))}
         for o in bpy.context.view_layer.objects:
             o.select_set(o in (obj, arm))
         bpy.ops.export_scene.gltf(filepath=files["glTF"], export_format="GLTF_SEPARATE", use_selection=True)
         bpy.ops.export_scene.fbx(filepath=files["FBX"], use_selection=True)
+        bpy.ops.wm.collada_export(filepath=files["Collada"], selected=True)
         check("exported: still bound after, skn deforming it", obj.skn.bound and "skn" in obj.modifiers and
-              not obj.modifiers["Armature"].show_viewport and obj.modifiers["Armature"].object is None)
+              not mod.show_viewport and mod.object == arm and obj.find_armature() == arm and
+              not (mod.use_vertex_groups or mod.use_bone_envelopes))
         for kind, path in files.items():
             bpy.ops.wm.read_homefile(use_empty=True)
-            if kind == "glTF":
-                bpy.ops.import_scene.gltf(filepath=path)
-            else:
-                bpy.ops.import_scene.fbx(filepath=path)
+            {"glTF": bpy.ops.import_scene.gltf, "FBX": bpy.ops.import_scene.fbx,
+             "Collada": bpy.ops.wm.collada_import}[kind](filepath=path)
             got = [o for o in bpy.context.scene.objects if o.type == "MESH"]
-            skinned = [o for o in got if any(m.type == "ARMATURE" and m.object for m in o.modifiers)]
+            skinned = [o for o in got if any(m.type == "ARMATURE" and m.object for m in o.modifiers) or
+                       (o.parent is not None and o.parent_type == "ARMATURE")]
             worst = math.inf
             if len(got) == 1:  # (an importer splits vertices at seams: each one matched with its nearest)
                 dist = numpy.linalg.norm(world(got[0], coords(got[0]))[:, None, :] - rest[None, :, :], axis=2)
@@ -1112,7 +1117,7 @@ def workflows(mirror=False):
           painted[0] == painted[1] == ("POSE", True) and obj.skn.bound and arm.mode == "OBJECT", str(painted))
     check(("Mirror above: " if mirror else "") + "... skn deforms it again after",
           "skn" in obj.modifiers and not obj.modifiers["Armature"].show_viewport and
-          obj.modifiers["Armature"].object is None)
+          obj.modifiers["Armature"].object == arm and not obj.modifiers["Armature"].use_vertex_groups)
     alike("Limit Total of the deform bones' groups, in Weight Paint mode: shown at once")
     for o in (obj, twin):  # Ctrl+P > With Automatic Weights again: Blender reuses the twin's modifier
         for other in bpy.context.view_layer.objects:
@@ -1138,7 +1143,16 @@ def workflows(mirror=False):
     alike("its value changed: shown at once")
 
     for o in (obj, twin):  # the bones edited: the fore bone longer, its envelope and segments changed
-        o.modifiers["Armature"].use_bone_envelopes = True
+        o.modifiers["Armature"].use_bone_envelopes = True  # (on the modifier: skn adds it to the Bind To it holds)
+    bpy.context.view_layer.update()
+    check(("Mirror above: " if mirror else "") + "Bone Envelopes switched on in the modifier while bound: "
+          "held by skn with its vertex groups", obj.skn.modifier_groups and obj.skn.modifier_envelopes and
+          not obj.modifiers["Armature"].use_bone_envelopes)
+    obj.skn.modifier_groups = False  # the Bind To in skn's panel
+    twin.modifiers["Armature"].use_vertex_groups = False
+    alike("Vertex Groups switched off in skn's panel while bound (envelopes only): shown at once")
+    obj.skn.modifier_groups = True
+    twin.modifiers["Armature"].use_vertex_groups = True
     arm.data.bones["fore"].bbone_segments = 5
     bpy.context.view_layer.update()
     alike("B-Bone segments given to a bone while bound: shown at once")
