@@ -22,7 +22,8 @@ inverted, each against skn_skin's image; Mirror above the Armature modifier
 object scaled -1 on an axis against its twin of positive scale (the same
 world geometry, its mesh mirrored instead), culled and not; a mesh
 shared by two objects, each its own armature's image; on the CPU, saying why, 9 segments a vertex, a modifier below, and a draw that
-fails.
+fails. Undo and redo of Bind, Unbind and Apply, in CPU and GPU mode (only a
+Blender with a window has an undo stack).
 
   tests/blender/run --window addon_gpu.py -- ADDON.zip
 """
@@ -945,6 +946,72 @@ def shared(mods):
         bpy.data.objects.remove(o)
 
 
+def undo_redo():
+    """Ctrl+Z and Ctrl+Shift+Z over Bind, Unbind and Apply, in CPU and GPU mode, against a twin that
+    keeps the Armature modifier: each step back is the file as it was (the modifier on with its
+    Bind To, no "skn" modifier or helper, the object drawn by Blender; or bound again, deforming as
+    the twin at other frames). Only a Blender with a window has an undo stack; an operator run
+    from a script pushes its step when asked to (its second argument), as the UI's buttons do."""
+    win = bpy.context.window_manager.windows[0]
+
+    def step(op):
+        with bpy.context.temp_override(window=win, screen=win.screen):
+            return op()
+
+    def as_before_bind(o):
+        m = o.modifiers["Armature"]
+        return not o.skn.bound and m.show_viewport and m.use_vertex_groups and m.object is not None and \
+            [x.name for x in o.modifiers] == ["Armature"] and o.display_type == "TEXTURED" and \
+            not [h for h in bpy.data.objects if h.name.startswith(o.name + " (skn ")]
+
+    for mode in ("CPU", "GPU"):
+        name = f"Undo{mode}"
+        make_arm(name)
+        make_arm(name + "Twin")
+        bpy.context.scene.frame_set(1)
+        step(lambda: bpy.ops.ed.undo_push(message="the arm and its twin"))
+
+        def alike(label, frame, bound=True):  # (an undo step renews every datablock: looked up by name)
+            bpy.context.scene.frame_set(frame)
+            redraw()
+            o, twin = bpy.data.objects[name], bpy.data.objects[name + "Twin"]
+            drawn = o.display_type == ("BOUNDS" if mode == "GPU" and bound else "TEXTURED")  # (the shader's, or Blender's)
+            mine = evaluated(o) if mode == "CPU" or not bound else skinned_on_cpu(o, frame)
+            worst = float(numpy.abs(mine - evaluated(twin)).max())
+            check(f"undo, {mode} mode: {label}", o.skn.bound == bound and drawn and worst < 1e-5 and not o.skn.error,
+                  f"max {worst:.2e} {o.skn.error}")
+
+        o = bpy.data.objects[name]
+        o.skn.mode = mode
+        bpy.context.view_layer.objects.active = o
+        step(lambda: bpy.ops.skn.bind("EXEC_DEFAULT", True))
+        alike("bound, the twin's deformation", 10)
+        step(bpy.ops.ed.undo)
+        check(f"undo, {mode} mode: Bind undone, the mesh as before it", as_before_bind(bpy.data.objects[name]))
+        alike("... deformed by its modifier", 7, bound=False)
+        step(bpy.ops.ed.redo)
+        alike("Bind redone: bound, the twin's deformation", 4)
+        bpy.context.view_layer.objects.active = bpy.data.objects[name]
+        step(lambda: bpy.ops.skn.unbind("EXEC_DEFAULT", True))
+        check(f"undo, {mode} mode: unbound", as_before_bind(bpy.data.objects[name]))
+        step(bpy.ops.ed.undo)
+        alike("Unbind undone: bound again, the twin's deformation", 9)
+        bpy.context.view_layer.objects.active = bpy.data.objects[name]
+        step(lambda: bpy.ops.skn.apply("EXEC_DEFAULT", True))
+        check(f"undo, {mode} mode: applied", "Armature" not in bpy.data.objects[name].modifiers)
+        step(bpy.ops.ed.undo)
+        alike("Apply undone: bound again, the twin's deformation", 6)
+
+
+def skinned_on_cpu(obj, frame):
+    """A GPU-mode mesh's deformation at `frame`, as the CPU path computes it (object space)."""
+    obj.skn.mode = "CPU"
+    bpy.context.scene.frame_set(frame)
+    co = evaluated(obj)
+    obj.skn.mode = "GPU"
+    return co
+
+
 def main():
     install_addon()
     import skn_blender as addon
@@ -960,6 +1027,7 @@ def main():
     viewport_render(mods)
     shared(mods)
     masked(mods)
+    undo_redo()
     switches(mods)
     finish("blender-gpu")
 
