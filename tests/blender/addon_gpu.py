@@ -949,7 +949,7 @@ def shared(mods):
 def undo_redo():
     """Ctrl+Z and Ctrl+Shift+Z over Bind, Unbind and Apply, in CPU and GPU mode, against a twin that
     keeps the Armature modifier: each step back is the file as it was (the modifier on with its
-    Bind To, no "skn" modifier or helper, the object drawn by Blender; or bound again, deforming as
+    Object, no "skn" modifier or helper, the object drawn by Blender; or bound again, deforming as
     the twin at other frames). Only a Blender with a window has an undo stack; an operator run
     from a script pushes its step when asked to (its second argument), as the UI's buttons do."""
     win = bpy.context.window_manager.windows[0]

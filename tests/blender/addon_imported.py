@@ -55,7 +55,6 @@ def bound_against_modifier(label, obj, frames):
     """Returns how far the modifier moved the mesh over the frames, over its diagonal."""
     takeover = sys.modules["skn_blender.takeover"]  # the add-on, once install_addon has enabled it
     modifier = next(m for m in obj.modifiers if m.type == "ARMATURE")
-    arm, bind_to = modifier.object, (modifier.use_vertex_groups, modifier.use_bone_envelopes)
     size = float(numpy.linalg.norm(numpy.ptp(numpy.array(obj.bound_box), axis=0))) or 1.0
     moved = 0.0
     for method in ("LINEAR", "DQS"):
@@ -70,14 +69,13 @@ def bound_against_modifier(label, obj, frames):
         bpy.ops.skn.bind()
         if not check(f"{label} {method}: Bind takes it", obj.skn.bound, obj.skn.error):
             continue
-        check(f"{label} {method}: skn deforms it, not the modifier (switched off, its Object kept, its Bind To "
-              f"held; skn's modifier on)", modifier.object == arm and not modifier.show_viewport and
-              not (modifier.use_vertex_groups or modifier.use_bone_envelopes) and obj.find_armature() == arm and
-              takeover.transport(obj) is not None and takeover.transport(obj).show_viewport)
+        held = obj.skn.modifier_object
+        check(f"{label} {method}: skn deforms it, not the modifier (its Object held, skn's modifier on)",
+              modifier.object is None and held is not None and takeover.transport(obj) is not None and
+              takeover.transport(obj).show_viewport)
         got = played(obj, frames)
         bpy.ops.skn.unbind()
-        check(f"{label} {method}: Unbind gives the modifier back", modifier.object == arm and modifier.show_viewport
-              and (modifier.use_vertex_groups, modifier.use_bone_envelopes) == bind_to and
+        check(f"{label} {method}: Unbind gives the modifier its Object back", modifier.object == held and
               takeover.transport(obj) is None)
         back = played(obj, frames)
         w = worst(got, want, size)

@@ -156,7 +156,6 @@ def follows(label, obj, methods=("LINEAR", "DQS")):
     Volume off and on); Unbind gives the modifier and the rest mesh back."""
     mod = obj.modifiers.get("Armature")
     held = mod.object if mod is not None else None
-    bind_to = (mod.use_vertex_groups, mod.use_bone_envelopes) if mod is not None else None
     size = diagonal(obj)
     rest = coords(obj).copy()
     wants = {}
@@ -177,18 +176,16 @@ def follows(label, obj, methods=("LINEAR", "DQS")):
         check(f"{label} {method}: the modifier's mesh at frames {FRAMES[0]}-{FRAMES[-1]}",
               worst <= TOLERANCE and moved > 1e-3 * size, f"worst {worst:.2e} of the diagonal (moved {moved:.3g})")
         check(f"{label} {method}: the mesh itself stays at rest while bound", numpy.array_equal(coords(obj), rest))
-        check(f"{label} {method}: while bound the modifier is off, its Object kept (Blender finds the armature), "
-              f"its Bind To held", mod is None or (not mod.show_viewport and mod.object == held and
-                                                   obj.find_armature() is not None and
-                                                   not (mod.use_vertex_groups or mod.use_bone_envelopes)))
+        check(f"{label} {method}: skn holds the modifier's Object while bound",
+              mod is None or (mod.object is None and obj.skn.modifier_object == held))
         bpy.ops.skn.unbind()
         back = frames_of(obj)
         check(f"{label} {method}: Unbind gives the modifier back",
               not obj.skn.bound and "skn" not in obj.modifiers and obj.skn.stack_offsets is None and
               not [n for n in helpers_left() if n.startswith(obj.name + " (skn ")] and
               max(float(numpy.abs(b - w).max()) for b, w in zip(back, want)) == 0.0 and
-              numpy.array_equal(coords(obj), rest) and not obj.skn.modifier_name and
-              (mod is None or (mod.object == held and (mod.use_vertex_groups, mod.use_bone_envelopes) == bind_to)))
+              numpy.array_equal(coords(obj), rest) and (mod is None or mod.object == held) and
+              obj.skn.modifier_object is None)
     if "DQS" in wants:
         blends(label, obj, wants, size)
     obj.skn.method_chosen = False
@@ -400,7 +397,7 @@ def multi_modifier():
     worst = float(numpy.linalg.norm(coords(obj) - want, axis=1).max()) / size
     check("Multi Modifier: Apply keeps the chain's shape and removes both modifiers",
           worst <= TOLERANCE and not obj.skn.bound and not any(m.type == "ARMATURE" for m in obj.modifiers) and
-          not obj.skn.multi_saved and not obj.skn.modifier_name, f"worst {worst:.2e} of the diagonal")
+          not obj.skn.multi_saved and obj.skn.modifier_object is None, f"worst {worst:.2e} of the diagonal")
     # one without a mask group keeps the first one's result whole, but only with its input: switched off too
     obj = tube("Multi without a group", 2.0, 0.25, 13, 8)
     weigh_along(obj, ["b0", "b1"], 1.0)

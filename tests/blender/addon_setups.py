@@ -51,8 +51,8 @@ setting changed after Bind, in a clean factory-startup Blender:
     for so long, saying why, and skn again after; hidden with H, skn all along;
   - GPU mode with other objects reading the mesh (a vertex parent, a
     Surface Deform, a Shrinkwrap constraint): skinned on the CPU, saying so;
-  - glTF, FBX and Collada exports of a bound mesh, read back: skinned, the
-    rest mesh (the exporters find the skin through the modifier's Object);
+  - glTF and FBX exports of a bound mesh, read back: skinned, the rest mesh
+    (the exporters read the modifier's Object, which skn holds);
   - a character linked from a library: Bind refused with Blender's words,
     nothing changed; a local object of its mesh bound, Apply refused (the
     file would not keep the shape); a Library Override of it bound, kept bound through
@@ -835,12 +835,10 @@ def rendered_animation():
 
 
 def exported():
-    """glTF, FBX and Collada exports of a bound, posed mesh, read back by Blender's importers: each
-    has its skin (an Armature modifier on the imported mesh) and the rest mesh as its coordinates,
-    as without skn; the mesh is still bound after. (The exporters find the skin through the
-    Armature modifier's Object: when skn held it, the glTF's and the Collada's mesh had none; the
-    glTF and FBX exporters evaluate the stack, which handlers.wrap_exporters gives back around
-    them; Collada's, in C, cannot be wrapped and needs not: it reads the mesh and the Object.)"""
+    """glTF and FBX exports of a bound, posed mesh, read back by Blender's importers: each has its
+    skin (an Armature modifier on the imported mesh) and the rest mesh as its coordinates, as without
+    skn; the mesh is still bound after. (The exporters read the Armature modifier's Object, which
+    skn holds while bound: before, the glTF's mesh had no skin.)"""
     scene = bpy.context.scene
     arm = rig("Exported")
     obj = mesh("Exported", arm)
@@ -849,31 +847,52 @@ def exported():
     activate(obj)
     bpy.ops.skn.bind()
     scene.frame_set(10)
-    mod = obj.modifiers["Armature"]
     with tempfile.TemporaryDirectory() as d:
-        files = {kind: os.path.join(d, "exported." + ext) for kind, ext in
-                 (("glTF", "gltf"), ("FBX", "fbx"), ("Collada", "dae"))}
+        files = {"glTF": os.path.join(d, "exported.gltf"), "FBX": os.path.join(d, "exported.fbx")}
         for o in bpy.context.view_layer.objects:
             o.select_set(o in (obj, arm))
         bpy.ops.export_scene.gltf(filepath=files["glTF"], export_format="GLTF_SEPARATE", use_selection=True)
         bpy.ops.export_scene.fbx(filepath=files["FBX"], use_selection=True)
-        bpy.ops.wm.collada_export(filepath=files["Collada"], selected=True)
         check("exported: still bound after, skn deforming it", obj.skn.bound and "skn" in obj.modifiers and
-              not mod.show_viewport and mod.object == arm and obj.find_armature() == arm and
-              not (mod.use_vertex_groups or mod.use_bone_envelopes))
+              not obj.modifiers["Armature"].show_viewport and obj.modifiers["Armature"].object is None)
         for kind, path in files.items():
             bpy.ops.wm.read_homefile(use_empty=True)
-            {"glTF": bpy.ops.import_scene.gltf, "FBX": bpy.ops.import_scene.fbx,
-             "Collada": bpy.ops.wm.collada_import}[kind](filepath=path)
+            if kind == "glTF":
+                bpy.ops.import_scene.gltf(filepath=path)
+            else:
+                bpy.ops.import_scene.fbx(filepath=path)
             got = [o for o in bpy.context.scene.objects if o.type == "MESH"]
-            skinned = [o for o in got if any(m.type == "ARMATURE" and m.object for m in o.modifiers) or
-                       (o.parent is not None and o.parent_type == "ARMATURE")]
+            skinned = [o for o in got if any(m.type == "ARMATURE" and m.object for m in o.modifiers)]
             worst = math.inf
             if len(got) == 1:  # (an importer splits vertices at seams: each one matched with its nearest)
                 dist = numpy.linalg.norm(world(got[0], coords(got[0]))[:, None, :] - rest[None, :, :], axis=2)
                 worst = float(max(dist.min(axis=1).max(), dist.min(axis=0).max()))
             check(f"exported to {kind} while bound: the mesh skinned, its rest as the mesh's",
                   len(skinned) == 1 and worst < 1e-4, f"{len(got)} meshes, {len(skinned)} skinned, max {worst:.2e}")
+
+
+def blenders_apply_refused():
+    """Blender's own Apply, Apply as Shape Key and Save as Shape Key on a bound mesh's Armature
+    modifier (its dropdown, Ctrl+A): Blender refuses each ("Modifier is disabled, skipping apply":
+    skn holds the switched-off modifier's Object), and nothing changes: still bound, no key added,
+    the modifier's deformation. skn's Apply (the panel) is the one that applies. (Holding the
+    modifier's Bind To instead of its Object, tried: each then ran on a modifier that reads no bone,
+    and Apply left the mesh at rest, 1.09 off, unbound; Save as Shape Key saved the rest.)"""
+    scene = bpy.context.scene
+    arm = rig("BlenderApply")
+    obj = mesh("BlenderApply", arm)
+    want = bound_posed(obj)
+    for op, kw in (("modifier_apply", {}), ("modifier_apply_as_shapekey", {"keep_modifier": False}),
+                   ("modifier_apply_as_shapekey", {"keep_modifier": True})):
+        with bpy.context.temp_override(object=obj, active_object=obj):
+            result, report = run(lambda: getattr(bpy.ops.object, op)(modifier="Armature", **kw))
+        bpy.context.view_layer.update()
+        scene.frame_set(10)
+        worst = float(numpy.abs(evaluated(obj) - want).max())
+        check(f"Blender's {op}{' (keep)' if kw.get('keep_modifier') else ''} on a bound mesh's modifier: refused "
+              f"with Blender's words, nothing changed", result == {"CANCELLED"} and "Modifier is disabled" in report
+              and obj.skn.bound and obj.data.shape_keys is None and "Armature" in obj.modifiers and worst < 1e-5,
+              f"{report} max {worst:.2e}")
 
 
 def rig_not_posed(addon):
@@ -1117,7 +1136,7 @@ def workflows(mirror=False):
           painted[0] == painted[1] == ("POSE", True) and obj.skn.bound and arm.mode == "OBJECT", str(painted))
     check(("Mirror above: " if mirror else "") + "... skn deforms it again after",
           "skn" in obj.modifiers and not obj.modifiers["Armature"].show_viewport and
-          obj.modifiers["Armature"].object == arm and not obj.modifiers["Armature"].use_vertex_groups)
+          obj.modifiers["Armature"].object is None)
     alike("Limit Total of the deform bones' groups, in Weight Paint mode: shown at once")
     for o in (obj, twin):  # Ctrl+P > With Automatic Weights again: Blender reuses the twin's modifier
         for other in bpy.context.view_layer.objects:
@@ -1143,16 +1162,7 @@ def workflows(mirror=False):
     alike("its value changed: shown at once")
 
     for o in (obj, twin):  # the bones edited: the fore bone longer, its envelope and segments changed
-        o.modifiers["Armature"].use_bone_envelopes = True  # (on the modifier: skn adds it to the Bind To it holds)
-    bpy.context.view_layer.update()
-    check(("Mirror above: " if mirror else "") + "Bone Envelopes switched on in the modifier while bound: "
-          "held by skn with its vertex groups", obj.skn.modifier_groups and obj.skn.modifier_envelopes and
-          not obj.modifiers["Armature"].use_bone_envelopes)
-    obj.skn.modifier_groups = False  # the Bind To in skn's panel
-    twin.modifiers["Armature"].use_vertex_groups = False
-    alike("Vertex Groups switched off in skn's panel while bound (envelopes only): shown at once")
-    obj.skn.modifier_groups = True
-    twin.modifiers["Armature"].use_vertex_groups = True
+        o.modifiers["Armature"].use_bone_envelopes = True
     arm.data.bones["fore"].bbone_segments = 5
     bpy.context.view_layer.update()
     alike("B-Bone segments given to a bone while bound: shown at once")
@@ -1265,6 +1275,7 @@ def main():
     workflows(mirror=True)
     saved_while_bound(zip_path)
     exported()
+    blenders_apply_refused()
     linked_characters(zip_path)
     finish("blender-setups")
 

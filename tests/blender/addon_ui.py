@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from arm_scene import arm_mesh, arm_rig, check, coords, evaluated, finish, install_addon, numpy, panel_labels  # noqa: E402
+from arm_scene import arm_mesh, arm_rig, check, coords, evaluated, finish, install_addon, numpy  # noqa: E402
 
 import bpy  # noqa: E402
 from mathutils import Quaternion  # noqa: E402
@@ -104,7 +104,7 @@ def main():
     check("Apply leaves no skn modifier nor offsets", "skn" not in obj.modifiers and
           "skn_offset" not in obj.data.attributes)
 
-    # while bound skn holds the modifier's Bind To: through a rename of the modifier, and in a duplicate
+    # while bound skn holds the modifier's Object: through a rename of the modifier, and in a duplicate
     held = make_arm("Held")
     scene.frame_set(10)
     want = evaluated(held)
@@ -113,18 +113,10 @@ def main():
         o.select_set(False)
     held.select_set(True)
     bpy.context.view_layer.objects.active = held
-    rig = held.modifiers["Armature"].object
     bpy.ops.skn.bind()
-    mod = held.modifiers["Armature"]
-    check("while bound the modifier keeps its Object, skn holds its Bind To (both off)",
-          rig is not None and mod.object == rig and held.find_armature() == rig and
-          not (mod.use_vertex_groups or mod.use_bone_envelopes) and held.skn.modifier_groups and
-          not held.skn.modifier_envelopes)
-    check("... and the panel shows the Bind To skn holds", "Bind To" in panel_labels(held), str(panel_labels(held)))
-    held.skn.modifier_groups = False  # neither groups nor envelopes: nothing would move
-    check("Bind To switched to neither in the panel: set back, the reason shown", held.skn.modifier_groups and
-          "nothing would move" in held.skn.error and not mod.use_vertex_groups, held.skn.error)
-    held.skn.error = ""
+    rig = held.skn.modifier_object
+    check("while bound the modifier's Object is skn's to hold", rig is not None and
+          held.modifiers["Armature"].object is None)
     held.modifiers["Armature"].name = "Renamed"
     scene.frame_set(10)
     check("a modifier renamed while bound: the mesh still deformed as the modifier does",
@@ -138,10 +130,9 @@ def main():
     for o in (held, copy):
         bpy.context.view_layer.objects.active = o
         bpy.ops.skn.unbind()
-    check("Unbind gives the Bind To back, in the renamed modifier and in the duplicate's",
+    check("Unbind puts the Object back, in the renamed modifier and in the duplicate's",
           all(o.modifiers["Renamed"].object == rig and o.modifiers["Renamed"].show_viewport and
-              o.modifiers["Renamed"].use_vertex_groups and not o.modifiers["Renamed"].use_bone_envelopes and
-              not o.skn.modifier_name for o in (held, copy)))
+              o.skn.modifier_object is None for o in (held, copy)))
     scene.frame_set(10)
     check("... and they deform as before", numpy.abs(evaluated(held) - want).max() < 1e-5 and
           numpy.abs(evaluated(copy) - want).max() < 1e-5)

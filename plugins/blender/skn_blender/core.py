@@ -118,7 +118,8 @@ def outline(obj):
     key = obj.data.shape_keys
     blocks = tuple((b.name, b.relative_key.name if b.relative_key else "", b.vertex_group, b.mute)
                    for b in key.key_blocks) if key else ()
-    settings = rules.bind_to(obj, mod) + (mod.vertex_group, mod.invert_vertex_group) if mod is not None else ()
+    settings = (mod.use_vertex_groups, mod.use_bone_envelopes, mod.vertex_group, mod.invert_vertex_group) \
+        if mod is not None else ()
     settings += tuple((m.name, m.object.name, m.use_vertex_groups, m.use_bone_envelopes, m.vertex_group,
                        m.invert_vertex_group, m.use_deform_preserve_volume) for m in rules.multi_chain(obj, mod))
     settings += tuple((m.name, rules.modifier_settings(m)) for m in rules.modifiers_above(obj, mod))

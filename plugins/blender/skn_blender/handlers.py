@@ -63,6 +63,7 @@ def on_update(scene, depsgraph=None):
             workflows.follow_renames(arm)
 
     def one(obj):
+        workflows.merge_reparented(obj)
         if takeover.handed_over(obj):  # for a while (the weights, the pose read again after)
             live.forget(obj)
             return
@@ -115,7 +116,7 @@ def before_render(*_):
     """Render takes the CPU path: a GPU-mode mesh holds its skinned coordinates, drawn by Blender."""
     gpu_on_cpu(True)
     for obj in live.bound_objects():  # a rig the render does not pose of itself: the modifier's, for the render
-        arm = core.find_armature(obj)[0]
+        arm = obj.skn.modifier_object
         if arm is not None and not takeover.rig_evaluated(arm, render=True):
             state.render_handed.add(obj.name)
             takeover.give_back(obj)
@@ -132,23 +133,20 @@ def after_render(*_):
     gpu_on_cpu(False)
 
 
-# ---- exporters: a skinned mesh's rest from its stack, the Armature modifier off ----
+# ---- exporters: they read the Armature modifier's Object, which skn holds while bound ----
 
-# The Python exporters that write a mesh's skin (the Armature modifier's Object, its vertex groups)
-# and its rest from the stack evaluated with that modifier off, by their operators' class names
-# (both add-ons bundled with Blender). Collada's exporter, in C, reads the mesh itself (its rest)
-# and the modifier's Object, which a bound mesh keeps (takeover.suppress): it needs no wrapping.
+# The exporters whose skin comes from a mesh's Armature modifier (its Object: glTF's gather_skin,
+# FBX's armature lookup), by their operators' class names (both Python add-ons bundled with Blender)
 EXPORTERS = ("EXPORT_SCENE_OT_gltf", "EXPORT_SCENE_OT_fbx")
 
 
 def wrap_exporters():
     """Wraps the exporters' execute so that each export sees the stack as before Bind, as a save
-    does: a bound mesh's Armature modifier on, no "skn" modifier (an FBX's rest was the posed mesh,
-    its Apply Modifiers taking skn's offsets for the mesh's own; a glTF's too with Apply Modifiers;
-    and, when skn held the modifier's Object, a glTF's mesh had no skin). Blender 3.4 has no export
-    handlers, and the glTF exporter's pre-export callback has no counterpart on failure; skn takes
-    the meshes over again after the export, however it ends. An exporter enabled later is wrapped
-    at the next update (on_update)."""
+    does: a bound mesh's Armature modifier on with its Object, no "skn" modifier (exported while
+    skn held the Object, a glTF's mesh had no skin, and an FBX's rest was the posed mesh). Blender
+    3.4 has no export handlers, and the glTF exporter's pre-export callback has no counterpart on
+    failure; skn takes the meshes over again after the export, however it ends. An exporter enabled
+    later is wrapped at the next update (on_update)."""
     for name in EXPORTERS:
         cls = getattr(bpy.types, name, None)
         if cls is not None and not getattr(cls.execute, "skn_wrapped", False):
@@ -184,6 +182,7 @@ def after_load(*_):
     state.last_key.clear()
     state.own_changes.clear()
     state.bone_ids.clear()
+    state.stacks.clear()
     state.saving[0] = False
     _each_bound(takeover.take_over)
 

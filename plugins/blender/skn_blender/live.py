@@ -106,7 +106,7 @@ def refresh(obj, force=False, cpu=False, depsgraph=None):
         state.busy[0] = False
 
 
-def rebind(obj, previous_method=None, previous_group=None, previous_bind_to=None):
+def rebind(obj, previous_method=None, previous_group=None):
     """A setting changed after Bind: the binding again, or the setting set back with the reason shown."""
     s = obj.skn
     old = state.bindings.pop(obj.name, None)
@@ -124,8 +124,6 @@ def rebind(obj, previous_method=None, previous_group=None, previous_bind_to=None
                 s.method = previous_method
             if previous_group is not None:
                 s.blend_group = previous_group
-            if previous_bind_to is not None:
-                s.modifier_groups, s.modifier_envelopes = previous_bind_to
         finally:
             state.busy[0] = False
         s.error = str(e)
@@ -186,7 +184,7 @@ def unbind(obj, keep_shape=False, forget_armature=False):
     obj.skn.bound = False
     if forget_armature:
         s = obj.skn
-        s.modifier_name, s.multi_saved, s.parent_deform = "", "", False
+        s.modifier_object, s.modifier_name, s.multi_saved, s.parent_deform = None, "", "", False
     forget(obj)
 
 

@@ -48,33 +48,24 @@ def matrix(m):
 def armature_of(obj):
     """The armature that deforms a mesh, and how: its first Armature modifier with an object (the
     modifier), else an armature parent with Armature Deform (None); (None, None) for neither.
-    While bound, the modifier is the one skn holds (takeover.suppress): by its name, else (renamed
-    since) the one whose Bind To is all off."""
+    While bound, skn holds the modifier's Object (takeover.suppress): that modifier, by its name, else
+    the first Armature modifier without one, is it, with the held armature."""
     skn = getattr(obj, "skn", None)
-    mods = [m for m in obj.modifiers if m.type == "ARMATURE" and m.object]
-    if mods:
-        mod = mods[0]
-        if skn is not None and skn.modifier_name:
-            mod = next((m for m in mods if m.name == skn.modifier_name), None) or \
-                next((m for m in mods if not (m.use_vertex_groups or m.use_bone_envelopes)), mod)
-        return mod.object, mod
+    held = getattr(skn, "modifier_object", None)
+    armatures = [m for m in obj.modifiers if m.type == "ARMATURE"]
+    if held is not None:
+        mod = next((m for m in armatures if m.name == skn.modifier_name), None) or \
+            next((m for m in armatures if m.object is None), None)
+        if mod is not None:
+            return mod.object or held, mod  # (an Object the user set while bound wins)
+    for mod in armatures:
+        if mod.object:
+            return mod.object, mod
     # while bound, skn turns an Armature Deform parent into a plain one
     if obj.parent and obj.parent.type == "ARMATURE" and (obj.parent_type == "ARMATURE" or
                                                         (skn is not None and skn.parent_deform)):
         return obj.parent, None
     return None, None
-
-
-def bind_to(obj, mod):
-    """The Bind To of obj's Armature modifier `mod` (armature_of's): (vertex groups, bone envelopes).
-    While bound skn holds both off, keeping them in the object's skn settings (takeover.suppress:
-    with neither, a switched-off modifier ties the mesh to no bone, and Blender does not evaluate
-    the mesh at each pose change); one switched on there while bound is added to them
-    (takeover.hold_bind_to)."""
-    skn = getattr(obj, "skn", None)
-    if skn is not None and skn.modifier_name:
-        return skn.modifier_groups or mod.use_vertex_groups, skn.modifier_envelopes or mod.use_bone_envelopes
-    return mod.use_vertex_groups, mod.use_bone_envelopes
 
 
 class Settings:
@@ -86,7 +77,7 @@ class Settings:
             self.groups, self.envelopes, self.mask_group, self.invert = True, True, "", False
             self.preserve_volume, self.multi, self.name = False, False, "Armature Deform"
         else:
-            self.groups, self.envelopes = bind_to(obj, mod)
+            self.groups, self.envelopes = mod.use_vertex_groups, mod.use_bone_envelopes
             self.mask_group, self.invert = mod.vertex_group, mod.invert_vertex_group
             self.preserve_volume, self.multi, self.name = mod.use_deform_preserve_volume, mod.use_multi_modifier, mod.name
 

@@ -11,6 +11,7 @@ draw_handler = [None]  # the 3D viewport's draw callback (modes.draw_viewport)
 draw_failures = {}  # object name -> (binding, why): the shader failed to draw that binding
 bone_ids = {}  # armature (data) name -> its bones' identities at the last update (workflows.follow_renames)
 readers = {}  # object name -> (generation, what reads its deformed mesh): modes.geometry_readers
+stacks = {}  # object name -> its modifiers' names at the last update (workflows.merge_reparented)
 render_handed = set()  # objects the modifier deforms during the render running (handlers.before_render)
 generation = [0]  # counts updates and frames: a change anywhere may add a reader or disable a rig
 rigs_seen = {}  # (armature name, render) -> (generation, whether Blender poses it): takeover.rig_evaluated

@@ -1,9 +1,10 @@
 """skn in the Armature modifier's place in a bound mesh's stack, and the modifier back.
 
 How skn's result reaches Blender. Blender 3.4 has no Python modifiers, so Bind switches the
-Armature modifier off, holding its Bind To (suppress), with any Multi Modifier ones after it (or
-turns an Armature Deform parent into a plain parent) and puts a Geometry Nodes modifier, "skn", in
-its slot: it moves vertex i by point i of a helper mesh the add-on writes each frame (skn's result
+Armature modifier off, holding its Object (a switched-off modifier with an Object still makes
+Blender evaluate the mesh at every pose change), with any Multi Modifier ones after it (or turns
+an Armature Deform parent into a plain parent) and puts a Geometry Nodes modifier, "skn", in its
+slot: it moves vertex i by point i of a helper mesh the add-on writes each frame (skn's result
 less the modifier's input; stack.py). So the mesh itself stays at rest: shape keys are evaluated
 by Blender before it and taken by skn as morph targets, the modifiers below run on skn's result
 as on the modifier's, Edit Mode edits the rest mesh, and a vertex without an offset (a new one,
@@ -12,12 +13,14 @@ other vertices than the mesh, evaluated on a second helper (stack.py).
 
 The armature's own deformation is given back, and the "skn" modifier removed, at Unbind, before
 every save (so that a file opened without the add-on deforms as Blender does; skn takes over again
-after the save and when the file is opened with the add-on), around the glTF and FBX exporters
-(handlers.wrap_exporters: with "Apply Modifiers" they would bake skn's offsets into the rest), and
-when the add-on is disabled. The modifier deforms for a while where Blender needs it to
+after the save and when the file is opened with the add-on), and when the add-on is disabled.
+
+What skn's hold on the modifier's Object costs, and where it gives it back. Blender finds a mesh's
+armature through that Object: exporters, Weight Paint tools, bone renames, Ctrl+P, and the posing
+of an armature nothing else needs. skn gives the Object back around saves and exports
+(handlers.wrap_exporters), lets the modifier deform for a while where Blender needs it to
 (modifier_deforms: Weight Paint, Edit and Sculpt Mode, an armature Blender does not pose of
-itself). An Armature Deform parent, made a plain parent while bound, ties no vertex group to the
-armature for Blender: skn renames them after their bones itself (workflows.py).
+itself), and does the rest itself (workflows.py).
 """
 import json
 
@@ -135,15 +138,7 @@ def remove_transport(obj):
 # ---- the armature's own deformation, switched off while skn deforms ----
 
 def suppress(obj):
-    """Switches off the armature's own deformation, remembering how it was, and puts skn's in.
-
-    The switched-off Armature modifier keeps its Object, for Blender and every exporter and add-on
-    find a mesh's armature through it (Object.find_armature, Collada's skin, Ctrl+P's reuse of the
-    modifier, a bone rename's vertex groups, the weight tools), but skn holds its Bind To, vertex
-    groups and bone envelopes both off: a switched-off modifier still ties the mesh to the bones it
-    would read (Blender's depsgraph does not ask whether a modifier is on), so the mesh was
-    evaluated once more at each pose change, before skn's handler wrote the offsets (3.3-4.6 ms
-    of a frame at 50,000 vertices); with neither, the modifier reads no bone."""
+    """Switches off the armature's own deformation, remembering how it was, and puts skn's in."""
     _, mod = core.find_armature(obj)
     s = obj.skn
     if mod:
@@ -151,10 +146,8 @@ def suppress(obj):
             s.modifier_viewport, s.modifier_render = mod.show_viewport, mod.show_render
         mod.show_viewport = mod.show_render = False
         state.own_changes.add(obj.data.name)
-        if not s.modifier_name:  # not held already (Bind; given back): the modifier's own Bind To
-            s["modifier_groups"] = s["modifier_envelopes"] = False  # (raw writes: not the user's, no rebind)
-        s.modifier_name = mod.name
-        hold_bind_to(obj, mod)
+        if mod.object is not None:  # held: a switched-off modifier still ties the mesh to the pose
+            s.modifier_object, s.modifier_name, mod.object = mod.object, mod.name, None
         saved = json.loads(s.multi_saved) if s.multi_saved else {}
         for m in core.rules.multi_chain(obj, mod):  # the Multi modifiers after it: skn's too
             if m.show_viewport or m.show_render:
@@ -167,16 +160,6 @@ def suppress(obj):
         obj.parent_type = "OBJECT"  # the same parent, without Blender's deform
         _parent_inverse_back(obj)  # setting parent_type resets it (the object would jump)
     add_transport(obj, mod)
-
-
-def hold_bind_to(obj, mod):
-    """The held modifier's Bind To into skn's settings (rules.bind_to), switched off on the modifier:
-    at Bind, and where the user switches one on while bound (added to those held)."""
-    if mod.use_vertex_groups or mod.use_bone_envelopes:
-        s = obj.skn
-        s["modifier_groups"], s["modifier_envelopes"] = core.rules.bind_to(obj, mod)  # (raw: as suppress's)
-        mod.use_vertex_groups = mod.use_bone_envelopes = False
-        state.own_changes.add(obj.data.name)
 
 
 def _parent_inverse_back(obj):
@@ -203,12 +186,6 @@ def take_over(obj):
     if deform_active(obj) or transport(obj) is None:
         suppress(obj)
         modes.apply_mode(obj)
-    else:
-        _, mod = core.find_armature(obj)
-        if mod is not None:
-            if obj.skn.modifier_name != mod.name:  # renamed while bound
-                obj.skn.modifier_name = mod.name
-            hold_bind_to(obj, mod)  # one the user switched on while bound
 
 
 def lost(obj):
@@ -227,8 +204,9 @@ def give_back(obj):
     remove_transport(obj)
     if mod:
         mod.show_viewport, mod.show_render = s.modifier_viewport, s.modifier_render
-        mod.use_vertex_groups, mod.use_bone_envelopes = core.rules.bind_to(obj, mod)
-    s.modifier_name = ""
+        if mod.object is None:  # (one the user set while bound stays)
+            mod.object = s.modifier_object
+    s.modifier_object, s.modifier_name = None, ""
     for name, (shown, rendered) in (json.loads(s.multi_saved) if s.multi_saved else {}).items():
         m = obj.modifiers.get(name)
         if m is not None:
@@ -271,8 +249,9 @@ def modifier_deforms(obj):
     """Why the Armature modifier deforms the bound mesh now instead of skn ("" where skn does),
     in the panel's words:
 
-      - Weight Paint mode: skn reads a mesh's weights when it binds (a Python loop over the vertices
-        in Blender 3.4), so each stroke would be a Bind; the modifier shows a stroke at once.
+      - Weight Paint mode: Blender's weight tools find the armature through the modifier, which skn
+        holds otherwise: clicking a bone picks its group, Auto Normalize and the Deform Pose Bones
+        subsets (Limit Total, Clean, ...) know the deform bones.
       - Edit Mode: the modifier deforms the edited vertices live (Show In Edit Mode, On Cage);
         skn's offsets, written before, would be the last frame's (0.30 off for a moved vertex).
       - Sculpt Mode: Blender sculpts a posed mesh through its deform-only modifiers (a corrective
@@ -290,7 +269,7 @@ def modifier_deforms(obj):
         return "Edit Mode: the Armature modifier deforms it while you edit"
     if obj.mode == "SCULPT":
         return "Sculpt Mode: the Armature modifier deforms it while you sculpt"
-    arm = core.find_armature(obj)[0]
+    arm = obj.skn.modifier_object or core.find_armature(obj)[0]
     if arm is not None and not rig_evaluated(arm):
         return (f"{arm.name} is disabled in the viewport (or its collection): Blender poses it only for the "
                 f"Armature modifier, which deforms the mesh until it is enabled again")
@@ -307,10 +286,9 @@ def handed_over(obj):
 
 
 def hand_over(obj):
-    """The Armature modifier (or Armature Deform parent) deforms the mesh (modifier_deforms says
-    why). Blender puts a selected armature in Pose Mode as Weight Paint starts, looking for it
-    before skn could give the deformation back: an Armature Deform parent, a plain one while bound,
-    it does not find (a modifier it does): done here."""
+    """The Armature modifier, its Object given back, deforms the mesh (modifier_deforms says why).
+    Blender puts a selected armature in Pose Mode as Weight Paint starts, looking for it before skn
+    could give the Object back: done here."""
     give_back(obj)
     live.forget(obj)
     arm = core.find_armature(obj)[0]

@@ -6,8 +6,8 @@
   takeover.py   skn in the Armature modifier's place in the mesh's stack, the modifier back
                 where Blender needs it (Weight Paint, Edit and Sculpt Mode, rigs it does not pose)
   modes.py      CPU or GPU (viewport) mode, and Blender's own draw hidden while the shader draws
-  workflows.py  what Blender does for the meshes an armature deforms, done for bound ones where
-                it no longer sees the tie (an Armature Deform parent's renamed bones, Preserve Volume)
+  workflows.py  what Blender does for the meshes an Armature modifier ties to an armature (bone
+                renames, Ctrl+P, Preserve Volume), done for bound ones, whose modifier skn holds
   handlers.py   Blender's calls (frames, updates, saves, renders, exports, file loads)
   state.py      what the add-on keeps between those calls (nothing of it is saved)
 
@@ -53,12 +53,6 @@ def _group_changed(self, ctx):
         live.rebind(self.id_data, previous_group=self.bound_group)
 
 
-def _bind_to_changed(self, ctx):
-    b = state.bindings.get(self.id_data.name)
-    if self.bound and not state.busy[0] and b is not None:
-        live.rebind(self.id_data, previous_bind_to=(b.settings.groups, b.settings.envelopes))
-
-
 class SknSettings(bpy.types.PropertyGroup):
     """skn's settings of an object and the state Bind found. Each is overridable: a Library
     Override of a linked character keeps its binding and settings in the file that overrides it
@@ -87,14 +81,9 @@ class SknSettings(bpy.types.PropertyGroup):
     bound_group: bpy.props.StringProperty(override=OVERRIDE)
     modifier_viewport: bpy.props.BoolProperty(default=True, override=OVERRIDE)
     modifier_render: bpy.props.BoolProperty(default=True, override=OVERRIDE)
-    # the Armature modifier skn stands in for, and its Bind To, held (both off) while bound (takeover.suppress)
+    # the Armature modifier skn stands in for, and its Object, held while bound (takeover.suppress)
     modifier_name: bpy.props.StringProperty(override=OVERRIDE)
-    modifier_groups: bpy.props.BoolProperty(
-        name="Vertex Groups", default=True, update=_bind_to_changed, override=OVERRIDE,
-        description="Bind to vertex groups (the Armature modifier's Bind To, which skn holds while bound)")
-    modifier_envelopes: bpy.props.BoolProperty(
-        name="Bone Envelopes", default=False, update=_bind_to_changed, override=OVERRIDE,
-        description="Bind to bone envelopes (the Armature modifier's Bind To, which skn holds while bound)")
+    modifier_object: bpy.props.PointerProperty(type=bpy.types.Object, override=OVERRIDE)
     multi_saved: bpy.props.StringProperty(override=OVERRIDE)  # JSON: the Multi modifiers skn switched off,
                                                               # {name: [viewport, render]}
     parent_deform: bpy.props.BoolProperty(default=False, override=OVERRIDE)  # the object's parent_type was ARMATURE
@@ -259,11 +248,6 @@ class SKN_PT_panel(bpy.types.Panel):
         why = live.not_editable(ctx.object)  # (linked: Blender deforms it as its library saved it, bound or not)
         col.label(text=f"{'Bound to' if s.bound and not why else 'Armature'}: {arm.name} ({how})",
                   icon="ARMATURE_DATA")
-        if s.bound and mod is not None and s.modifier_name:  # (held off on the modifier: takeover.suppress)
-            row = col.row(align=True)
-            row.label(text="Bind To")
-            row.prop(s, "modifier_groups", toggle=True)
-            row.prop(s, "modifier_envelopes", toggle=True)
         if s.error:
             col.label(text=s.error, icon="ERROR")
         deforming = takeover.modifier_deforms(ctx.object) if s.bound else ""
