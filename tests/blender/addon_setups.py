@@ -875,7 +875,8 @@ def blenders_apply_refused():
     """Blender's own Apply, Apply as Shape Key and Save as Shape Key on a bound mesh's Armature
     modifier (its dropdown, Ctrl+A): Blender refuses each ("Modifier is disabled, skipping apply":
     skn holds the switched-off modifier's Object), and nothing changes: still bound, no key added,
-    the modifier's deformation. skn's Apply (the panel) is the one that applies. (Holding the
+    the modifier's deformation. skn's Apply and Save as Shape Key (the panel) are the ones that
+    apply (saved_as_shape_key). (Holding the
     modifier's Bind To instead of its Object, tried: each then ran on a modifier that reads no bone,
     and Apply left the mesh at rest, 1.09 off, unbound; Save as Shape Key saved the rest.)"""
     scene = bpy.context.scene
@@ -893,6 +894,47 @@ def blenders_apply_refused():
               f"with Blender's words, nothing changed", result == {"CANCELLED"} and "Modifier is disabled" in report
               and obj.skn.bound and obj.data.shape_keys is None and "Armature" in obj.modifiers and worst < 1e-5,
               f"{report} max {worst:.2e}")
+
+
+def saved_as_shape_key():
+    """skn's Save as Shape Key on a bound, posed mesh beside a twin whose Armature modifier Blender
+    saves as a shape key (keep the modifier): a mesh without keys (a Basis made first), one whose key
+    is at 0.5 (the pose of the mix), and one with a Mirror above the Armature modifier (Blender saves
+    the mesh itself deformed, and says the modifier was not first): the same keys, named after the
+    modifier, at the twin's coordinates; the mesh still bound and deformed as the twin after."""
+    scene = bpy.context.scene
+    arm = rig("SavedKey")
+    for how in ("no keys", "a key at 0.5", "a Mirror above"):
+        obj, twin = mesh("SavedKey", arm), mesh("SavedKeyTwin", arm)
+        for o in (obj, twin):
+            if how == "a key at 0.5":
+                o.shape_key_add(name="Basis")
+                k = o.shape_key_add(name="Fat", from_mix=False)
+                for p in k.data:
+                    p.co.y *= 1.3
+                k.value = 0.5
+            elif how == "a Mirror above":
+                o.modifiers.new("Mirror", "MIRROR").use_axis = (False, True, False)
+                with bpy.context.temp_override(object=o):
+                    bpy.ops.object.modifier_move_to_index(modifier="Mirror", index=0)
+        bound_posed(obj)
+        with bpy.context.temp_override(object=twin, active_object=twin):
+            bpy.ops.object.modifier_apply_as_shapekey(keep_modifier=True, modifier="Armature")
+        activate(obj)
+        result = bpy.ops.skn.save_shape_key()
+        keys = [[b.name for b in o.data.shape_keys.key_blocks] if o.data.shape_keys else [] for o in (obj, twin)]
+        worst = math.inf
+        if keys[0] == keys[1] and keys[0]:
+            got, want = (numpy.array([p.co for p in o.data.shape_keys.key_blocks[keys[0][-1]].data]) for o in (obj, twin))
+            worst = float(numpy.abs(got - want).max())
+        bpy.context.view_layer.update()
+        scene.frame_set(5)
+        after = float(numpy.abs(evaluated(obj) - evaluated(twin)).max())
+        check(f"Save as Shape Key (skn), {how}: the twin's keys, its new one at the twin's coordinates; still "
+              f"bound, deformed as the twin", result == {"FINISHED"} and worst < 1e-5 and obj.skn.bound and
+              after < 1e-5 and not obj.skn.error, f"{keys} max {worst:.2e}, after {after:.2e} {obj.skn.error}")
+        for o in (obj, twin):
+            bpy.data.objects.remove(o)
 
 
 def rig_not_posed(addon):
@@ -1276,6 +1318,7 @@ def main():
     saved_while_bound(zip_path)
     exported()
     blenders_apply_refused()
+    saved_as_shape_key()
     linked_characters(zip_path)
     finish("blender-setups")
 

@@ -137,6 +137,42 @@ class SKN_OT_unbind(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def _apply_refusal(obj, action, shape_key=False):
+    """Why Apply (or Save as Shape Key, `shape_key`) is refused for a bound mesh, in Blender's words
+    where Blender's own refuses ("" where it is not). Blender saves a shape key of a mesh that has
+    keys, or that other objects share (the key is the mesh's), and applies to neither."""
+    why = takeover.modifier_deforms(obj)
+    if why:
+        return f"{why}: {action} then"
+    if obj.override_library is not None or obj.data.override_library is not None:
+        return "Modifiers cannot be applied on override data"
+    if not shape_key and stack.mesh_users(obj.data) > 1:  # (the mesh is the other objects' rest too)
+        return "Modifiers cannot be applied to multi-user data"
+    if not shape_key and obj.data.shape_keys is not None:
+        return "Modifier cannot be applied to a mesh with shape keys"
+    if obj.data.library is not None:  # (Blender's Apply writes it, and the file would not keep it)
+        return (f"the mesh {obj.data.name} is linked from {obj.data.library.filepath}, and the file would not "
+                f"keep its applied shape: make it local first (Object > Relations > Make Local)")
+    return ""
+
+
+def _deformed_shape(op, obj):
+    """(deformed, mod): the mesh's coordinates as the Armature modifier outputs them now (object
+    space; GPU mode's too, from the CPU), and the modifier (None for a parent); None, reported,
+    where the binding failed. Blender applies a modifier that is not first to the mesh itself, the
+    modifiers above left out (their result has other vertices), and says so: skn too."""
+    state.last_key.pop(obj.name, None)
+    deformed = live.refresh(obj, force=True, cpu=True)
+    arm, mod = core.find_armature(obj)
+    if deformed is not None and core.rules.modifiers_above(obj, mod):
+        deformed, _ = live.make_binding(obj, bare=True).deform(obj, arm, obj.skn.method)
+        op.report({"INFO"}, "Applied modifier was not first, result may not be as expected")
+    if deformed is None:  # unbound on the way (the reason is in the panel)
+        op.report({"ERROR"}, f"skn: {obj.skn.error or 'nothing to apply'}")
+        return None
+    return numpy.ascontiguousarray(deformed, numpy.float32), mod
+
+
 class SKN_OT_apply(bpy.types.Operator):
     """Apply: keep the current deformed shape as the mesh and remove the armature's deformation (the
     Armature modifier, and the Multi modifiers after it that skn stood in for)"""
@@ -148,43 +184,57 @@ class SKN_OT_apply(bpy.types.Operator):
 
     def execute(self, ctx):
         obj = ctx.object
-        why = takeover.modifier_deforms(obj)  # else where Blender's own Apply refuses, with its words
-        if why:
-            why += ": Apply then"
-        elif obj.override_library is not None or obj.data.override_library is not None:
-            why = "Modifiers cannot be applied on override data"
-        elif stack.mesh_users(obj.data) > 1:  # (the mesh is the other objects' rest too)
-            why = "Modifiers cannot be applied to multi-user data"
-        elif obj.data.shape_keys is not None:
-            why = "Modifier cannot be applied to a mesh with shape keys"
-        elif obj.data.library is not None:  # (Blender's Apply writes it, and the file would not keep it)
-            why = (f"the mesh {obj.data.name} is linked from {obj.data.library.filepath}, and the file would not "
-                   f"keep its applied shape: make it local first (Object > Relations > Make Local)")
+        why = _apply_refusal(obj, "Apply")
         if why:
             obj.skn.error = why
             self.report({"ERROR"}, f"skn: {why}")
             return {"CANCELLED"}
         try:
-            state.last_key.pop(obj.name, None)
-            deformed = live.refresh(obj, force=True, cpu=True)  # GPU mode too: the CPU's coordinates, kept
-            arm, mod = core.find_armature(obj)
-            if deformed is not None and core.rules.modifiers_above(obj, mod):
-                # Blender applies a modifier that is not first to the mesh itself, the modifiers above
-                # left out (their result has other vertices), and says so: skn too
-                deformed, _ = live.make_binding(obj, bare=True).deform(obj, arm, obj.skn.method)
-                self.report({"INFO"}, "Applied modifier was not first, result may not be as expected")
+            shape = _deformed_shape(self, obj)
         except Exception as e:
             self.report({"ERROR"}, f"skn: {e}")
             return {"CANCELLED"}
-        if deformed is None:  # unbound on the way (the reason is in the panel)
-            self.report({"ERROR"}, f"skn: {obj.skn.error or 'nothing to apply'}")
+        if shape is None:
             return {"CANCELLED"}
+        deformed, mod = shape
         chain = [m.name for m in core.rules.multi_chain(obj, mod)]  # skn stood in for them too: applied
         live.unbind(obj, keep_shape=True, forget_armature=True)  # (a parent stays a plain one: its deform is applied)
-        obj.data.vertices.foreach_set("co", numpy.ascontiguousarray(deformed, numpy.float32).ravel())
+        obj.data.vertices.foreach_set("co", deformed.ravel())
         obj.data.update()
         for m in ([mod] if mod else []) + [obj.modifiers[name] for name in chain]:
             obj.modifiers.remove(m)
+        return {"FINISHED"}
+
+
+class SKN_OT_save_shape_key(bpy.types.Operator):
+    """Save as Shape Key: the current deformed shape as a new shape key of the mesh, named after the
+    Armature modifier, the mesh still bound (Blender's own refuses on the modifier skn switched off)"""
+    bl_idname, bl_label, bl_options = "skn.save_shape_key", "Save as Shape Key", {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, ctx):
+        return SKN_OT_unbind.poll(ctx)
+
+    def execute(self, ctx):
+        obj = ctx.object
+        why = _apply_refusal(obj, "Save as Shape Key", shape_key=True)
+        if why:
+            obj.skn.error = why
+            self.report({"ERROR"}, f"skn: {why}")
+            return {"CANCELLED"}
+        try:
+            shape = _deformed_shape(self, obj)
+        except Exception as e:
+            self.report({"ERROR"}, f"skn: {e}")
+            return {"CANCELLED"}
+        if shape is None:
+            return {"CANCELLED"}
+        deformed, mod = shape
+        if obj.data.shape_keys is None:  # as Blender's: the mesh becomes the Basis first
+            obj.shape_key_add(name="Basis", from_mix=False)
+        key = obj.shape_key_add(name=mod.name if mod is not None else "Armature", from_mix=False)
+        key.data.foreach_set("co", deformed.ravel())  # (value 0, as Blender's: nothing moves)
+        obj.data.update()
         return {"FINISHED"}
 
 
@@ -241,6 +291,7 @@ class SKN_PT_panel(bpy.types.Panel):
         if s.bound:
             row.operator("skn.apply")
             row.operator("skn.unbind")
+            col.operator("skn.save_shape_key")
         else:
             row.operator("skn.bind")
         arm, mod = core.find_armature(ctx.object)
@@ -263,7 +314,8 @@ class SKN_PT_panel(bpy.types.Panel):
             col.label(text="Viewport Render shows no GPU-mode mesh: View > Viewport Render (skn)", icon="INFO")
 
 
-CLASSES = (SknSettings, SKN_OT_bind, SKN_OT_unbind, SKN_OT_apply, SKN_OT_viewport_render, SKN_PT_panel)
+CLASSES = (SknSettings, SKN_OT_bind, SKN_OT_unbind, SKN_OT_apply, SKN_OT_save_shape_key, SKN_OT_viewport_render,
+           SKN_PT_panel)
 
 
 def register():
