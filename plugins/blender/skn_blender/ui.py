@@ -156,17 +156,27 @@ def _apply_refusal(obj, action, shape_key=False):
     return ""
 
 
-def _deformed_shape(op, obj):
+def _deformed_shape(op, obj, action, shape_key=False):
     """(deformed, mod): the mesh's coordinates as the Armature modifier outputs them now (object
-    space; GPU mode's too, from the CPU), and the modifier (None for a parent); None, reported,
-    where the binding failed. Blender applies a modifier that is not first to the mesh itself, the
-    modifiers above left out (their result has other vertices), and says so: skn too."""
-    state.last_key.pop(obj.name, None)
-    deformed = live.refresh(obj, force=True, cpu=True)
-    arm, mod = core.find_armature(obj)
-    if deformed is not None and core.rules.modifiers_above(obj, mod):
-        deformed, _ = live.make_binding(obj, bare=True).deform(obj, arm, obj.skn.method)
-        op.report({"INFO"}, "Applied modifier was not first, result may not be as expected")
+    space; GPU mode's too, from the CPU), and the modifier (None for a parent), for `action`
+    (_apply_refusal); None, reported and in the panel, where it is refused or the binding failed.
+    Blender applies a modifier that is not first to the mesh itself, the modifiers above left out
+    (their result has other vertices), and says so: skn too."""
+    why = _apply_refusal(obj, action, shape_key)
+    if why:
+        obj.skn.error = why
+        op.report({"ERROR"}, f"skn: {why}")
+        return None
+    try:
+        state.last_key.pop(obj.name, None)
+        deformed = live.refresh(obj, force=True, cpu=True)
+        arm, mod = core.find_armature(obj)
+        if deformed is not None and core.rules.modifiers_above(obj, mod):
+            deformed, _ = live.make_binding(obj, bare=True).deform(obj, arm, obj.skn.method)
+            op.report({"INFO"}, "Applied modifier was not first, result may not be as expected")
+    except Exception as e:
+        op.report({"ERROR"}, f"skn: {e}")
+        return None
     if deformed is None:  # unbound on the way (the reason is in the panel)
         op.report({"ERROR"}, f"skn: {obj.skn.error or 'nothing to apply'}")
         return None
@@ -184,16 +194,7 @@ class SKN_OT_apply(bpy.types.Operator):
 
     def execute(self, ctx):
         obj = ctx.object
-        why = _apply_refusal(obj, "Apply")
-        if why:
-            obj.skn.error = why
-            self.report({"ERROR"}, f"skn: {why}")
-            return {"CANCELLED"}
-        try:
-            shape = _deformed_shape(self, obj)
-        except Exception as e:
-            self.report({"ERROR"}, f"skn: {e}")
-            return {"CANCELLED"}
+        shape = _deformed_shape(self, obj, "Apply")
         if shape is None:
             return {"CANCELLED"}
         deformed, mod = shape
@@ -217,16 +218,7 @@ class SKN_OT_save_shape_key(bpy.types.Operator):
 
     def execute(self, ctx):
         obj = ctx.object
-        why = _apply_refusal(obj, "Save as Shape Key", shape_key=True)
-        if why:
-            obj.skn.error = why
-            self.report({"ERROR"}, f"skn: {why}")
-            return {"CANCELLED"}
-        try:
-            shape = _deformed_shape(self, obj)
-        except Exception as e:
-            self.report({"ERROR"}, f"skn: {e}")
-            return {"CANCELLED"}
+        shape = _deformed_shape(self, obj, "Save as Shape Key", shape_key=True)
         if shape is None:
             return {"CANCELLED"}
         deformed, mod = shape
