@@ -46,6 +46,9 @@ setting changed after Bind, in a clean factory-startup Blender:
     Sculpt Mode, the modifier deforming (Blender sculpts through it);
   - the armature gone from a bound mesh (converted to a mesh, its Armature
     modifier removed): unbound, as a twin given the same, saying why;
+  - the result helper: skinned straight into Blender's memory, the same mesh as
+    through a copy; a layout the check cannot vouch for not used; a helper
+    without a point for each vertex leaving the mesh as its input;
   - an armature Blender does not pose of itself (disabled in the viewport,
     in an excluded collection; in renders): the modifier deforms the mesh
     for so long, saying why, and skn again after; hidden with H, skn all along;
@@ -937,6 +940,55 @@ def saved_as_shape_key():
             bpy.data.objects.remove(o)
 
 
+def result_helper(addon):
+    """How skn's result reaches the stack (stack.py): the result helper's points, read by the "skn"
+    modifier. After a frame skn skins straight into the points' coordinates in Blender's memory
+    (points_view), and the mesh is the modifier's; the copy it makes where that layout is not
+    checked gives the same mesh, bit for bit; a layout is not taken as checked from points that
+    are all alike (the check could not fail), nor kept for another count of points; and a helper
+    with other than one point a vertex (none, or one short: a mesh changed before the next frame)
+    leaves the mesh as its input, not collapsed, until the next frame writes it again."""
+    stack, scene = addon.stack, bpy.context.scene
+    arm = rig("Result")
+    obj = mesh("Result", arm)
+    scene.frame_set(7)
+    want7 = evaluated(obj)
+    want = bound_posed(obj)
+    o, n = stack.helpers(obj)[1], len(obj.data.vertices)
+    scene.frame_set(9)
+    scene.frame_set(10)
+    worst = float(numpy.abs(evaluated(obj) - want).max())
+    check("the result helper: skn skins into its points in Blender's memory, the mesh the modifier's",
+          stack.points_view(o, n) is not None and worst < 1e-5, f"max {worst:.2e}")
+    scene.frame_set(7)
+    direct = evaluated(obj)
+    stack._layouts.clear()  # (the copy's path, as for a helper just made)
+    addon.live.refresh(obj, force=True)
+    copied = evaluated(obj)
+    check("... copied in instead (a layout not checked): the same mesh, bit for bit, the modifier's",
+          numpy.array_equal(direct, copied) and float(numpy.abs(copied - want7).max()) < 1e-5 and
+          stack.points_view(o, n) is not None, f"max {float(numpy.abs(copied - want7).max()):.2e}")
+    stack._layouts.clear()
+    alike = numpy.ones((n, 3), numpy.float32)
+    stack.write(o, alike)
+    refused = stack.points_view(o, n) is None
+    stack.write(o, direct)
+    check("... points all alike leave the layout unchecked; another count of points is not given the array",
+          refused and stack.points_view(o, n) is not None and stack.points_view(o, n - 1) is None)
+    rest = coords(obj)
+    for label, points in (("no points", direct[:0]), ("a point short", direct[:-1])):
+        stack.write(o, points)
+        bpy.context.view_layer.update()
+        got = evaluated(obj)
+        check(f"... {label} in the helper: the mesh as its input (its rest), not collapsed",
+              numpy.array_equal(got, rest), f"max {float(numpy.abs(got - rest).max()):.2e}")
+    scene.frame_set(10)
+    worst = float(numpy.abs(evaluated(obj) - want).max())
+    check("... and the next frame the modifier's again", worst < 1e-5 and stack.points_view(o, n) is not None,
+          f"max {worst:.2e}")
+    bpy.ops.skn.unbind()
+
+
 def rig_not_posed(addon):
     """An armature Blender does not pose of itself (disabled in the viewport, in an excluded
     collection) poses only for an enabled Armature modifier: there the modifier deforms the bound
@@ -1310,6 +1362,7 @@ def main():
     edit_mode_live()
     armature_gone()
     rig_not_posed(skn_blender)
+    result_helper(skn_blender)
     gpu_mode_readers(skn_blender)
     gpu_mode_instanced(skn_blender)
     rendered_animation()

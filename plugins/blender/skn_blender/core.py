@@ -123,7 +123,7 @@ def outline(obj):
     settings += tuple((m.name, m.object.name, m.use_vertex_groups, m.use_bone_envelopes, m.vertex_group,
                        m.invert_vertex_group, m.use_deform_preserve_volume) for m in rules.multi_chain(obj, mod))
     settings += tuple((m.name, rules.modifier_settings(m)) for m in rules.modifiers_above(obj, mod))
-    return (len(obj.data.vertices), arm.name if arm else "", tuple(g.name for g in obj.vertex_groups), blocks,
+    return (len(obj.data.vertices), arm.name if arm else "", tuple(obj.vertex_groups.keys()), blocks,
             settings, key.use_relative if key else True)
 
 
@@ -223,6 +223,7 @@ class Binding:
         self.normals = normals
         rest = self.skeleton.rest_joint_matrices(arm)
         self.inverse_rest, self.frames = numpy.linalg.inv(rest), unit_columns(rest)
+        self.rest_to_frames = self.inverse_rest @ self.frames  # (set_pose: posed D_k frames in one product)
         self.rig, self.pre, self.input_values = None, None, None
         self.update(obj, arm)
         if self.rig is None and part is None:
@@ -398,7 +399,7 @@ class Binding:
         """Everything a frame's deformation depends on, as bytes: equal keys, equal results."""
         posed = self.posed(arm) if posed is None else posed
         values = rules.shape_key_values(obj) if self.targets else numpy.zeros(0, numpy.float32)
-        key = posed.astype(numpy.float32).tobytes() + premat(obj, arm).tobytes() + values.tobytes()
+        key = posed.tobytes() + premat(obj, arm).tobytes() + values.tobytes()
         if self.source is not None:  # the input itself (what animates the modifiers above)
             key += self.input_points(values).tobytes()
         for part in self.multi:
@@ -416,22 +417,27 @@ class Binding:
             raise ValueError("this binding was made without the triangles Centers of Rotation needs: bind again")
         if obj is not None:
             self.update(obj, arm)
-        if self.pose is not None:
-            deform = (self.posed(arm) if posed is None else posed) @ self.inverse_rest  # D_k (notes §3)
-            self.pose.set_model(self.to_rig @ deform @ self.frames)
+        if self.pose is not None:  # D_k = posed rest^-1 (notes §3), taken to the bind frames
+            model = (self.posed(arm) if posed is None else posed) @ self.rest_to_frames
+            self.pose.set_model(self.to_rig @ model if self.object_space else model)  # (to_rig: 1 otherwise)
             if self.targets:
                 self.pose.set_morph_weights(rules.shape_key_values(obj) if obj is not None else self.input_values)
         return METHODS[key]
 
-    def deform(self, obj, arm, method, posed=None, depsgraph=None):
+    def deform(self, obj, arm, method, posed=None, depsgraph=None, out=None):
         """(deformed, input): the object-space coordinates the modifier (and the Multi modifiers
         after it) would output and those it receives (the reference with the shape keys), both
-        (n, 3) float32. `depsgraph`: the Multi modifiers' armatures as evaluated there."""
+        (n, 3) float32. `depsgraph`: the Multi modifiers' armatures as evaluated there. `out`: an
+        (n, 3) float32 array skn skins into where skinning gives the result alone (no mask, no
+        Multi modifier, the rig in object space): then deformed is `out`."""
         kind = self.set_pose(arm, method, obj, posed)
         values = rules.shape_key_values(obj) if self.targets else ()
-        points = out = self.input_points(values)
-        if self.pose is not None:
-            out = self.to_object(self.rig.skin(self.pose, method=kind, dqs_scale=dqs_scale(kind)))
+        points = self.input_points(values)
+        if self.pose is None:
+            out = points
+        else:
+            into = out if self.object_space and self.mask is None and not self.multi else None
+            out = self.to_object(self.rig.skin(self.pose, method=kind, dqs_scale=dqs_scale(kind), out=into))
             if self.mask is not None:  # the mask scales the displacement (notes §4)
                 out = points + (self.mask[:, None] * (out - points)).astype(numpy.float32)
         for part in self.multi:  # each keeps its mask's share of the result before it (notes §4)

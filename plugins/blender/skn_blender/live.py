@@ -1,6 +1,6 @@
 """A bound mesh's binding (core.Binding): made from the object's settings, kept while its
 outline holds, bound again when Blender reports the mesh changed (weights painted, edits, shape
-key changes); each frame skinned and written to the offsets helper (refresh). A setup skn can no
+key changes); each frame skinned and written to the result helper (refresh). A setup skn can no
 longer take over (shape keys made absolute, say) gives the modifier back, with the reason in the
 panel. Bind and Unbind themselves, and the bound objects skn deforms.
 """
@@ -55,7 +55,7 @@ def binding(obj):
 
 
 def refresh(obj, force=False, cpu=False, depsgraph=None):
-    """Writes the offsets of a bound, live object where its frame changed; not where the shader
+    """Writes the result of a bound, live object where its frame changed; not where the shader
     draws it (unless `cpu`: Apply), nor in Edit Mode (the mesh is Blender's edit copy then) or where
     the modifier deforms it (takeover.modifier_deforms: Weight Paint mode, a rig Blender does not pose).
     `depsgraph`: the one whose frame changed; a render's (or any but the view layer's, an
@@ -91,10 +91,12 @@ def refresh(obj, force=False, cpu=False, depsgraph=None):
             key = b.frame_key(seen, arm, posed) + obj.skn.method.encode()
             if not force and state.last_key.get(obj.name) == key and not cpu:
                 return None
-            deformed, given = b.deform(seen, arm, obj.skn.method, posed, depsgraph=render)
+            o = stack.helpers(obj)[1]
+            into = stack.points_view(o, b.vertex_count) if not cpu else None  # (Apply keeps what it gets)
+            deformed, _ = b.deform(seen, arm, obj.skn.method, posed, depsgraph=render, out=into)
         finally:
             b.depsgraph = None
-        stack.write(stack.helpers(obj)[1], deformed - given)
+        stack.write(o, deformed)
         state.last_key[obj.name] = key
         return deformed
     except core.Unsupported as e:

@@ -1,7 +1,7 @@
 """CPU or GPU (viewport) mode: which deforms a bound mesh now, and Blender's own draw of it
 hidden while the shader draws it.
 
-CPU (the default) writes the offsets, so everything in Blender sees the deformed mesh. GPU skins
+CPU (the default) writes skn's result, so everything in Blender sees the deformed mesh. GPU skins
 in the viewport's vertex shader (viewport.py): per pose only the palette goes to the GPU, and
 Blender's own draw of the object is hidden (Display As: Bounds, so it can still be clicked,
 outlined and saved) until the deformation is given back. Render and Apply take the CPU path in
@@ -162,7 +162,7 @@ def show_draw(obj):
 
 def apply_mode(obj):
     """A bound object as its mode says: GPU, the rest mesh drawn by the shader; CPU (or a render
-    running, or a mesh GPU mode cannot draw), the offsets written, drawn by Blender."""
+    running, or a mesh GPU mode cannot draw), skn's result written, drawn by Blender."""
     s = obj.skn
     if s.mode == "GPU":
         b = live.binding(obj)  # now, not in a draw callback: a binding for GPU mode reads the mesh's faces

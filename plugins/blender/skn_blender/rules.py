@@ -32,7 +32,7 @@ import numpy
 
 ZERO_WEIGHT = 1e-4  # a vertex whose weights sum to this or less stays where it is (Blender's rule)
 
-_flat = chain.from_iterable  # a Matrix iterates its rows, a row its values
+_flat = chain.from_iterable
 _readings = {}  # (armature pointer, Skeleton.signature) -> (stamp, posed joint matrices): posed_joint_matrices
 
 
@@ -42,7 +42,9 @@ class Unsupported(ValueError):
 
 
 def matrix(m):
-    return numpy.array(m, dtype=numpy.float64)
+    """A mathutils Matrix as a float64 array, its rows read through one iterator (4x numpy.array's
+    speed on one: a frame reads a few)."""
+    return numpy.fromiter(chain.from_iterable(m), numpy.float64).reshape(len(m), -1)
 
 
 def armature_of(obj):
@@ -404,11 +406,17 @@ class Skeleton:
         out = numpy.empty((self.joint_count, 4, 4))
         out[self.first[self.straight]] = pose[self.straight]
         if len(self.curved):  # the segments' matrices gathered, then converted and multiplied at once
-            segments = [pb.bbone_segment_matrix(k, rest=False)
-                        for pb, n in zip([channels[c] for c in self.curved_channels], self.curved_segments)
-                        for k in range(n + 1)]
-            flat = numpy.fromiter(_flat(_flat(segments)), numpy.float64, 16 * len(segments))  # (rows of rows:
-            out[self.segment_joints] = pose[self.segment_owner] @ flat.reshape(-1, 4, 4)  # 8x numpy.array's speed)
+            segments = []
+            for c, n in zip(self.curved_channels, self.curved_segments):
+                segments += map(channels[c].bbone_segment_matrix, range(n + 1))  # (rest=False, the default)
+            # their top three rows, each a tuple (a segment's matrix is affine: its last row 0, 0, 0, 1),
+            # read into one array: 1.7x reading every row's values through iterators, 10x numpy.array
+            top = numpy.fromiter(_flat(m[0][:] + m[1][:] + m[2][:] for m in segments), numpy.float64,
+                                 12 * len(segments))
+            flat = numpy.empty((len(segments), 4, 4))
+            flat[:, :3] = top.reshape(-1, 3, 4)
+            flat[:, 3] = (0.0, 0.0, 0.0, 1.0)
+            out[self.segment_joints] = pose[self.segment_owner] @ flat
         return out
 
     def _index_channels(self, channels):

@@ -4,14 +4,17 @@ Blender 3.4 has no Python modifiers and cannot run part of a modifier stack from
 mesh has helper objects, linked to no scene (never drawn, in no view layer), which Blender
 evaluates because the "skn" modifier (takeover.py) names them:
 
-  - the offsets, always: a mesh of loose points, point i at skn's result less the modifier's
-    input for vertex i; the "skn" modifier adds point i to vertex i (Object Info, Sample Index),
-    so the modifiers below run on skn's result as they do on the modifier's, and a vertex past
-    its points (a new one, before the next frame) stays as its input. A mesh of points apart,
-    not an attribute of the bound mesh, spares Blender a copy of the whole bound mesh each frame
-    (docs/blender.md, Speed), and leaves a mesh shared by several objects to each its own
-    deformation. In GPU mode the shader draws the deformation: the "skn" modifier is switched
-    off, or, with an input helper, left on with no points.
+  - the result, always: a mesh of loose points, point i at skn's result for vertex i; the "skn"
+    modifier puts vertex i there (Object Info, Sample Index, Set Position), so the modifiers below
+    run on skn's result as they do on the modifier's, and a mesh with other vertices than the
+    points (changed, before the next frame binds it again) stays as its input. A mesh of points
+    apart, not an attribute of the bound mesh, spares Blender a copy of the whole bound mesh each
+    frame (docs/blender.md, Speed), and leaves a mesh shared by several objects to each its own
+    deformation. skn skins straight into the points' coordinates in Blender's memory where their
+    layout has been checked (points_view), sparing a copy. In GPU mode the shader draws the
+    deformation: the "skn" modifier is switched off, or, with an input helper, left on with no
+    points. (Its property is still `stack_offsets`, the name files saved bound know it by: the
+    points held skn's result less the input until the add-on wrote the result itself.)
   - the input, with modifiers above the Armature modifier (Mirror, Solidify, Displace, a Geometry
     Nodes modifier, ...), which deforms the mesh as they leave it: other vertices than the mesh's
     own (Mirror doubles them, with its flipped vertex groups), moved by the shape keys before
@@ -27,6 +30,8 @@ frame's refresh finds them changed (a rebind: skn evaluates the copies again the
 reads the input as the viewport evaluates it; the panel says where a modifier above renders
 otherwise (rules.render_note).
 """
+import ctypes
+
 import bpy
 import numpy
 
@@ -36,7 +41,7 @@ OWNER = "skn_owner"  # a helper's ID property: the bound object it serves (a dup
 
 
 def helpers(obj):
-    """The object's (input, offsets) helpers, each None where it is not the object's own (none, or
+    """The object's (input, result) helpers, each None where it is not the object's own (none, or
     a duplicate's reference to its original's)."""
     s = obj.skn
     return tuple(x if x is not None and x.get(OWNER) == obj else None for x in (s.stack_input, s.stack_offsets))
@@ -94,13 +99,13 @@ def _keeper_group(obj):
 
 
 def ensure(obj, mod):
-    """The object's (input, offsets) helpers, made where it has none of its own (a duplicate of a
+    """The object's (input, result) helpers, made where it has none of its own (a duplicate of a
     bound mesh refers to its original's): the offsets always, the input where modifiers are on
     above `mod` (None otherwise), its modifiers in step with them."""
     s = obj.skn
     h, o = helpers(obj)
     if o is None:
-        o = bpy.data.objects.new(f"{obj.name} (skn offsets)", bpy.data.meshes.new(f"{obj.name} (skn offsets)"))
+        o = bpy.data.objects.new(f"{obj.name} (skn result)", bpy.data.meshes.new(f"{obj.name} (skn result)"))
         o[OWNER], s.stack_offsets = obj, o
     if not rules.modifiers_above(obj, mod):
         if h is not None:  # the modifiers above gone while bound
@@ -136,11 +141,64 @@ def input_mesh(h, depsgraph=None):
     return h.evaluated_get(depsgraph or bpy.context.evaluated_depsgraph_get()).data
 
 
-def write(o, offsets):
-    """Point i of the offsets helper at offsets[i] (Blender evaluates the bound mesh again)."""
+def write(o, points):
+    """Point i of the result helper at points[i] (Blender evaluates the bound mesh again): copied
+    in, unless skn skinned them there already (points_view's array)."""
     mesh = o.data
-    if len(mesh.vertices) != len(offsets):
+    if len(mesh.vertices) != len(points):
         mesh.clear_geometry()
-        mesh.vertices.add(len(offsets))
-    mesh.vertices.foreach_set("co", numpy.ascontiguousarray(offsets, numpy.float32).ravel())
+        mesh.vertices.add(len(points))
+    seen = _layouts.get(mesh.as_pointer())
+    if seen is None or points is not seen[2]:
+        points = numpy.ascontiguousarray(points, numpy.float32)
+        mesh.vertices.foreach_set("co", points.ravel())
+        _check_layout(mesh, points)
     mesh.update()
+
+
+# a result helper's mesh (its address) -> (vertex 0's address, the stride, its coordinates as a
+# numpy array over Blender's memory): where _check_layout found them, after a copy
+_layouts = {}
+
+
+def points_view(o, count):
+    """The result helper's coordinates as a (count, 3) float32 array over Blender's own memory
+    (no copy), for skn to skin into; None where the helper has not `count` points, or its
+    vertices are not where _check_layout found them (a helper made or changed since: write
+    copies, and checks)."""
+    mesh = o.data
+    seen = _layouts.get(mesh.as_pointer())
+    if seen is None:
+        return None
+    first, stride, view = seen
+    vertices = mesh.vertices
+    if len(view) != count or len(vertices) != count or vertices[0].as_pointer() != first or \
+            vertices[count - 1].as_pointer() != first + (count - 1) * stride:
+        del _layouts[mesh.as_pointer()]
+        return None
+    return view
+
+
+def _check_layout(mesh, points):
+    """Where Blender keeps the coordinates just copied in (`points`): vertex i at vertex 0's
+    address plus i strides (MeshVertex.as_pointer), its co the first three floats there — taken
+    as so only where Blender's own reading of co (RNA) finds the copied values at the first,
+    middle and last vertex through those addresses, and those differ, so that the check can
+    fail. Then points_view hands out the array."""
+    vertices, n = mesh.vertices, len(points)
+    _layouts.pop(mesh.as_pointer(), None)
+    if n < 3:
+        return
+    first = vertices[0].as_pointer()
+    stride = vertices[1].as_pointer() - first
+    rows = (0, n // 2, n - 1)
+    if stride < 12 or stride % 4 or any(vertices[i].as_pointer() != first + i * stride for i in rows):
+        return
+    wanted = points[list(rows)]
+    if len({tuple(r) for r in wanted.tolist()}) < 3:
+        return  # (equal rows would pass a misplaced reading too)
+    memory = (ctypes.c_char * ((n - 1) * stride + 12)).from_address(first)  # up to the last co's end
+    view = numpy.lib.stride_tricks.as_strided(numpy.frombuffer(memory, numpy.float32), (n, 3), (stride, 4))
+    blender = numpy.array([tuple(vertices[i].co) for i in rows], numpy.float32)
+    if numpy.array_equal(view[list(rows)], wanted) and numpy.array_equal(blender, wanted):
+        _layouts[mesh.as_pointer()] = (first, stride, view)

@@ -4,12 +4,12 @@ How skn's result reaches Blender. Blender 3.4 has no Python modifiers, so Bind s
 Armature modifier off, holding its Object (a switched-off modifier with an Object still makes
 Blender evaluate the mesh at every pose change), with any Multi Modifier ones after it (or turns
 an Armature Deform parent into a plain parent) and puts a Geometry Nodes modifier, "skn", in its
-slot: it moves vertex i by point i of a helper mesh the add-on writes each frame (skn's result
-less the modifier's input; stack.py). So the mesh itself stays at rest: shape keys are evaluated
-by Blender before it and taken by skn as morph targets, the modifiers below run on skn's result
-as on the modifier's, Edit Mode edits the rest mesh, and a vertex without an offset (a new one,
-before the next frame) stays as its input. With modifiers above the armature's, the input has
-other vertices than the mesh, evaluated on a second helper (stack.py).
+slot: it puts vertex i at point i of a helper mesh the add-on writes each frame (skn's result;
+stack.py). So the mesh itself stays at rest: shape keys are evaluated by Blender before it and
+taken by skn as morph targets, the modifiers below run on skn's result as on the modifier's, Edit
+Mode edits the rest mesh, and a mesh whose vertices changed (before the next frame binds it
+again) stays as its input. With modifiers above the armature's, the input has other vertices
+than the mesh, evaluated on a second helper (stack.py).
 
 The armature's own deformation is given back, and the "skn" modifier removed, at Unbind, before
 every save (so that a file opened without the add-on deforms as Blender does; skn takes over again
@@ -37,35 +37,48 @@ MODIFIER = "skn"
 # ---- the "skn" modifier: skn's result into Blender's stack ----
 
 def node_group():
-    """The node group that moves vertex i by point i of the offsets helper (stack.py): Object Info
-    of its "Offsets" input, Sample Index by Index (0, no move, past its points). Its "Input" names
-    the input helper where there are modifiers above, unused but for the depsgraph: Blender
-    evaluates it because it is named. (Made once; "skn" 2 tells it from the group of earlier
-    versions of the add-on, which read an attribute of the mesh.)"""
+    """The node group that puts vertex i at point i of the result helper (stack.py): Object Info
+    of its "Result" input, Sample Index by Index, Set Position, on every vertex where the helper
+    has as many points as the mesh has vertices here, on none otherwise (a helper with no points
+    yet, or a mesh whose vertices changed before the next refresh: it stays as its input). Its
+    "Input" names the input helper where there are modifiers above, unused but for the depsgraph:
+    Blender evaluates it because it is named. (Made once; "skn" 3 tells it from the groups of
+    earlier versions of the add-on: 2 added offsets from the helper, 1 read an attribute.)"""
     ng = bpy.data.node_groups.get(GROUP)
-    if ng is not None and ng.bl_idname == "GeometryNodeTree" and ng.get("skn") == 2:
+    if ng is not None and ng.bl_idname == "GeometryNodeTree" and ng.get("skn") == 3:
         return ng
     ng = bpy.data.node_groups.new(GROUP, "GeometryNodeTree")
-    ng["skn"] = 2
+    ng["skn"] = 3
     ng.inputs.new("NodeSocketGeometry", "Geometry")
-    ng.inputs.new("NodeSocketObject", "Offsets")
+    ng.inputs.new("NodeSocketObject", "Result")
     ng.inputs.new("NodeSocketObject", "Input")
     ng.outputs.new("NodeSocketGeometry", "Geometry")
     nodes, links = ng.nodes, ng.links
     given, result = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
-    offsets, read = nodes.new("GeometryNodeObjectInfo"), nodes.new("GeometryNodeObjectInfo")
-    offsets.transform_space = read.transform_space = "ORIGINAL"
+    points, read = nodes.new("GeometryNodeObjectInfo"), nodes.new("GeometryNodeObjectInfo")
+    points.transform_space = read.transform_space = "ORIGINAL"
+    links.new(given.outputs["Result"], points.inputs["Object"])
+    links.new(given.outputs["Input"], read.inputs["Object"])
     sample = nodes.new("GeometryNodeSampleIndex")
     sample.data_type, sample.domain = "FLOAT_VECTOR", "POINT"
-    move = nodes.new("GeometryNodeSetPosition")
-    links.new(given.outputs["Offsets"], offsets.inputs["Object"])
-    links.new(given.outputs["Input"], read.inputs["Object"])
-    links.new(offsets.outputs["Geometry"], sample.inputs["Geometry"])
+    links.new(points.outputs["Geometry"], sample.inputs["Geometry"])
     vector = next(i for i in sample.inputs if i.type == "VECTOR")  # (Value: one socket a data type)
     links.new(nodes.new("GeometryNodeInputPosition").outputs[0], vector)
     links.new(nodes.new("GeometryNodeInputIndex").outputs[0], sample.inputs["Index"])
+    counts = []
+    for source in (given.outputs["Geometry"], points.outputs["Geometry"]):
+        size = nodes.new("GeometryNodeAttributeDomainSize")
+        size.component = "MESH"
+        links.new(source, size.inputs["Geometry"])
+        counts.append(size.outputs["Point Count"])
+    same = nodes.new("FunctionNodeCompare")
+    same.data_type, same.operation = "INT", "EQUAL"
+    for count, name in zip(counts, ("A_INT", "B_INT")):
+        links.new(count, next(i for i in same.inputs if i.identifier == name))
+    move = nodes.new("GeometryNodeSetPosition")
     links.new(given.outputs["Geometry"], move.inputs["Geometry"])
-    links.new(next(o for o in sample.outputs if o.type == "VECTOR"), move.inputs["Offset"])
+    links.new(same.outputs["Result"], move.inputs["Selection"])
+    links.new(next(o for o in sample.outputs if o.type == "VECTOR"), move.inputs["Position"])
     links.new(move.outputs["Geometry"], result.inputs[0])
     return ng
 
@@ -82,7 +95,7 @@ def transport(obj):
 
 def add_transport(obj, armature_mod):
     """The "skn" modifier in the armature's slot (just below its modifier, or first for a parent),
-    moving the vertices by the offsets helper's points, naming the helpers (stack.py)."""
+    putting the vertices at the result helper's points, naming the helpers (stack.py)."""
     mod = transport(obj)
     group = node_group()
     if mod is None:
@@ -98,7 +111,7 @@ def add_transport(obj, armature_mod):
     if "skn_offset" in obj.data.attributes:  # the offsets of earlier versions (an autosave of one)
         obj.data.attributes.remove(obj.data.attributes["skn_offset"])
     h, o = stack.ensure(obj, armature_mod)
-    for name, helper in (("Offsets", o), ("Input", h)):
+    for name, helper in (("Result", o), ("Input", h)):
         if mod.get(_input_id(group, name)) != helper:
             mod[_input_id(group, name)] = helper
             obj.update_tag()
@@ -119,7 +132,7 @@ def keep_stack(obj, armature_mod):
     group = node_group()
     if mod is None or mod.node_group != group or o is None or bool(above) != (h is not None) or \
             (not above and obj.skn.stack_input is not None) or (h is not None and h.data != obj.data) or \
-            mod.get(_input_id(group, "Offsets")) != o:
+            mod.get(_input_id(group, "Result")) != o:
         add_transport(obj, armature_mod)
     elif above:
         stack.in_step(obj, armature_mod, h)
