@@ -445,9 +445,10 @@ typedef enum skn_method {
  *   rigid_i = [R_i Rb_i^T | t(W_i) - R_i Rb_i^T c_i]   (c_i = B_i's origin)
  *   S_i     = rigid_i^-1 M_i                          (acts first, about c_i)
  * which for a rigid B_i is [R_i | t(W_i)] B_i^-1 and B_i [R_i | t(W_i)]^-1 W_i B_i^-1.
- * A joint whose M_i's 3x3 is a rotation within 1e-4 has S_i = I and
- * rigid_i = M_i under both splits, so with rigid poses they agree. Zero is
- * the default. */
+ * A joint whose M_i's 3x3 A is a rotation within 5e-6 (A^T A = I element
+ * by element, det A > 0: the rounding composed rotations leave) has S_i = I
+ * and rigid_i = M_i under both splits, so with rigid poses they agree; any
+ * scale past it is kept. Zero is the default. */
 typedef enum skn_dqs_scale {
   SKN_DQS_SCALE_POLAR = 0,    /* R_i = the polar factor of W_i's 3x3 (Higham's iteration) */
   SKN_DQS_SCALE_KEEP_Y,       /* R_i = W_i's frame orthonormalised keeping its Y axis, as

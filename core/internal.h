@@ -166,7 +166,7 @@ typedef struct skn_morph {
  * the dual part), the bind-space scale/shear S_i as four padded columns
  * (element (r, c) at SKN_DQ_S + 4c + r, the columns' fourth elements
  * 0 0 0 1), 1.0f at SKN_DQ_SCALED where S_i != I (M_i's 3x3 is not a
- * rotation within 1e-4), zeros, and at SKN_DQ_UNIFORM, where the pose is
+ * rotation within SKN_DQ_RIGID_TOLERANCE), zeros, and at SKN_DQ_UNIFORM, where the pose is
  * scaled and every S_i is a uniform scale s_i about the bind origin
  * (dq_uniform), S_i's translation (1 - s_i) c_i and s_i: what the kernels
  * blend in that case instead of S_i's 3x4 (dqs_simd.h). */
@@ -180,6 +180,19 @@ typedef struct skn_morph {
  * part past the dual quaternion of every rigid joint's. */
 extern const float skn__dq_identity[SKN_PALETTE_FLOATS];
 #define SKN_ROTATION_TOLERANCE 4e-6f
+/* Where the dual-quaternion forms take M_i's 3x3 A as a rotation (rigid_i =
+ * M_i, S_i = I): G = A^T A within it of I, element by element, det A > 0.
+ * The rounding that composing rotations leaves, no more: SKN_ROTATION_
+ * TOLERANCE's 4e-6 in float (pose->lbs_rigid, which lets forms_simd.h skip
+ * this test) plus double's view of its sums' rounding (~2e-7). What is
+ * past it is scale, and the split keeps it (M_i = rigid_i S_i exactly). It
+ * was 1e-4: a Rigify horse's stretched B-Bone segments (|G - I| up to
+ * 4.7e-5) lost their stretch, 4.5e-5 at a vertex, 1.1e-5 of the horse's
+ * size off Blender's Preserve Volume (which keeps a deform matrix's scale
+ * past 1e-5 — measured in Blender 3.4: a bone scaled by 1 + 5e-6 keeps it,
+ * by 1 + 4.5e-6 loses it; the Blender add-on applies that rule itself,
+ * rules.preserve_volume_matrices). */
+#define SKN_DQ_RIGID_TOLERANCE 5e-6
 /* How far (relative to s) S_i's 3x3 may be from s I for DQS's kernels to
  * blend s_i alone: float rounding of a uniformly scaled pose's M_i, not a
  * modelling choice; palette.c then writes S_i as exactly s I, so that the

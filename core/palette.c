@@ -50,15 +50,15 @@ static void lbs_quaternion_form(skn_joint_xform *x, const double a[9], const dou
   for (int c = 0; c < 4; ++c) x->q[c] = (float)q[c];
 }
 
-/* M_i's 3x3 is a rotation within 1e-4 (A^T A = I, det A > 0): then
- * rigid_i = M_i and S_i = I under either split. */
+/* M_i's 3x3 is a rotation within SKN_DQ_RIGID_TOLERANCE (A^T A = I,
+ * det A > 0): then rigid_i = M_i and S_i = I under either split. */
 static int is_rotation(const double g[9], double det) {
   double off = 0.0;
   for (int i = 0; i < 9; ++i) {
     double e = fabs(g[i] - (i % 4 == 0));
     off = e > off ? e : off;
   }
-  return off <= 1e-4 && det > 0.0;
+  return off <= SKN_DQ_RIGID_TOLERANCE && det > 0.0;
 }
 
 /* e's real and dual parts from rigid_i's rotation q and translation t. */
@@ -189,7 +189,7 @@ static double diagonal_mean(const float *e) {
  * SKN_UNIFORM_TOLERANCE (relative, s_i the mean of the diagonal), as a
  * pose of uniformly scaled joints gives up to float rounding; if so, each
  * entry's S_i is made exactly [s_i I | its translation] — the rounding
- * dropped, as a joint rotation to 1e-4 gets S_i = I — and its
+ * dropped, as a joint rotation to SKN_DQ_RIGID_TOLERANCE gets S_i = I — and its
  * SKN_DQ_UNIFORM record written: S_i = [s_i I | (1 - s_i) c_i] then blends
  * as sum w_i s_i and sum w_i (1 - s_i) c_i, four floats where S_i's 3x4 is
  * twelve (dqs_simd.h). Every reader of the entry (the scalar reference, the

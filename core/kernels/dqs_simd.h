@@ -418,7 +418,7 @@ SKN_INLINE void dq_family_run(const skn_skin_job *job, const skn_src *src, uint3
  * block's own width they ran ~25% more instructions per vertex; and, for
  * their LBS vertices, by normals by M (lbs_column) where unscaled: a pose
  * whose joints are all rotations to SKN_ROTATION_TOLERANCE has every joint
- * a rotation to palette.c's 1e-4, so its scaled cells keep the normals by N
+ * a rotation to palette.c's SKN_DQ_RIGID_TOLERANCE, so its scaled cells keep the normals by N
  * (right for any pose) in those columns. Their general-scale column (S_i
  * blended whole: some joint scaled unevenly, a rig's squash and stretch)
  * takes the block's own width at every width: its bodies are the largest

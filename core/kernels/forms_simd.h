@@ -1,6 +1,6 @@
 /* forms_simd.h — the joints' rotation forms (palette.c) FM_W joints at a
  * time, in lanes of double.
- *   - DQS (skn__dq_form): where M_i's 3x3 is a rotation within 1e-4 — the
+ *   - DQS (skn__dq_form): where M_i's 3x3 is a rotation within 5e-6 — the
  *     common case — rigid_i = M_i: its quaternion and the dual part
  *     qe = 1/2 (t, 0) q0 (Kavan et al. 2008, §3), S_i = I (already in the
  *     entry unless the last derivation had scaled joints); a joint that is
@@ -139,8 +139,8 @@ static inline fm_d fm_det(const fm_d a[9]) {
          a[2] * (a[3] * a[7] - a[4] * a[6]);
 }
 
-/* Lanes whose 3x3 is a rotation within 1e-4 (palette.c's is_rotation):
- * G = A^T A within 1e-4 of I, element by element, and det A > 0. Each
+/* Lanes whose 3x3 is a rotation within SKN_DQ_RIGID_TOLERANCE (palette.c's
+ * is_rotation): G = A^T A within it of I, element by element, and det A > 0. Each
  * element's test apart, not a running maximum, so that the six do not wait
  * on each other. The same lanes pass: a NaN element of G fails here and is
  * passed over by is_rotation's maximum, but G is finite for a finite A (a
@@ -151,7 +151,7 @@ static inline fm_m fm_rigid(const fm_d a[9]) {
   _Pragma("GCC unroll 4") for (int i = 0; i < 3; ++i)
     _Pragma("GCC unroll 4") for (int j = i; j < 3; ++j) { /* G is symmetric bit for bit: its products commute */
       fm_d g = a[i] * a[j] + a[3 + i] * a[3 + j] + a[6 + i] * a[6 + j];
-      ok &= fm_abs(i == j ? g - 1.0 : g) <= 1e-4;
+      ok &= fm_abs(i == j ? g - 1.0 : g) <= SKN_DQ_RIGID_TOLERANCE;
     }
   return ok;
 }

@@ -457,6 +457,53 @@ START_TEST(dqs_single_influence_and_rigid_splits) {
 }
 END_TEST
 
+/* Where DQS takes a joint as a rotation (skn_dqs_scale): M's 3x3 a rotation
+ * within 5e-6 (A^T A = I element by element), the float rounding composed
+ * rotations leave; any scale past it is kept. One joint stretched along y
+ * by 1 + e, a vertex 10 along y weighted to it alone: kept, it lands at
+ * 10 (1 + e) as LBS puts it; taken as a rotation, at 10. e = 2e-5 (A^T A - I
+ * = 4e-5: under the 1e-4 this bound was, a Rigify horse's stretched B-Bone
+ * segments lost their stretch) is kept under both splits; e = 1e-6 (2e-6)
+ * is a rotation, the two splits bit for bit alike. */
+START_TEST(dqs_keeps_scale_past_rounding) {
+  static const float bind[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  const float pos[6] = {0, 10, 0, 10, 0, 0};
+  const uint32_t joints[2] = {0, 0};
+  const float weights[2] = {1, 1};
+  skn_bind_desc d = {sizeof d};
+  d.joint_count = 1;
+  d.bind_matrices = bind;
+  d.vertex_count = 2;
+  d.positions.data = pos;
+  d.influences_per_vertex = 1;
+  d.influence_joints = joints;
+  d.influence_weights = weights;
+  skn_rig *rig = bind_or_fail(&d);
+  skn_pose *pose = pose_or_fail(rig);
+  const double stretch[2] = {2e-5, 1e-6};
+  for (int big = 0; big < 2; ++big) {
+    double e = stretch[big];
+    float m[16] = {1, 0, 0, 0, 0, (float)(1 + e), 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    ck_assert_int_eq(skn_pose_set_model(pose, 0, 1, m), SKN_OK);
+    float out[2][6];
+    for (int split = 0; split < 2; ++split) {
+      skn_skin_desc s = {sizeof s};
+      s.method = SKN_METHOD_DQS;
+      s.dqs_scale = (skn_dqs_scale)split;
+      s.positions.data = out[split];
+      ck_assert_int_eq(skn_skin(rig, pose, &s), SKN_OK);
+      double want = big == 0 ? 10 * (double)m[5] : 10.0;
+      ck_assert_msg(fabs(out[split][1] - want) <= 2e-6, "stretch %g split %d: y %.9g, want %.9g", e, split,
+                    out[split][1], want);
+      ck_assert_msg(fabs(out[split][3] - 10) <= 2e-6, "stretch %g split %d: x %.9g", e, split, out[split][3]);
+    }
+    if (big == 1) ck_assert_mem_eq(out[0], out[1], sizeof out[0]);
+  }
+  skn_pose_destroy(pose);
+  skn_rig_destroy(rig);
+}
+END_TEST
+
 /* BLEND at b = 0 is LBS, at b = 1 DQS, at b = 1/2 their midpoint. */
 START_TEST(blend_endpoints) {
   test_rig t;
@@ -701,6 +748,7 @@ Suite *suite_methods(void) {
   tcase_add_test(tc, one_shared_transform);
   tcase_add_test(tc, dqs_matches_reference);
   tcase_add_test(tc, dqs_single_influence_and_rigid_splits);
+  tcase_add_test(tc, dqs_keeps_scale_past_rounding);
   tcase_add_test(tc, blend_endpoints);
   tcase_add_test(tc, cor_matches_reference);
   tcase_add_test(tc, dual_quat_palette);

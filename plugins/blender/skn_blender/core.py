@@ -224,6 +224,11 @@ class Binding:
         rest = self.skeleton.rest_joint_matrices(arm)
         self.inverse_rest, self.frames = numpy.linalg.inv(rest), unit_columns(rest)
         self.rest_to_frames = self.inverse_rest @ self.frames  # (set_pose: posed D_k frames in one product)
+        # the frames Blender's Preserve Volume splits by: a bone's matrix_local as it is, a B-Bone
+        # segment's with unit columns (rules.preserve_volume_matrices)
+        self.volume_base = rest.copy()
+        self.volume_base[self.skeleton.segment_joints] = self.frames[self.skeleton.segment_joints]
+        self.volume_base_inverse = numpy.linalg.inv(self.volume_base)
         self.rig, self.pre, self.input_values = None, None, None
         self.update(obj, arm)
         if self.rig is None and part is None:
@@ -418,7 +423,12 @@ class Binding:
         if obj is not None:
             self.update(obj, arm)
         if self.pose is not None:  # D_k = posed rest^-1 (notes §3), taken to the bind frames
-            model = (self.posed(arm) if posed is None else posed) @ self.rest_to_frames
+            posed = self.posed(arm) if posed is None else posed
+            if key == "DQS":  # Preserve Volume: D_k as Blender's dual quaternion applies it
+                model = rules.preserve_volume_matrices(posed @ self.inverse_rest, self.volume_base,
+                                                       self.volume_base_inverse) @ self.frames
+            else:
+                model = posed @ self.rest_to_frames
             self.pose.set_model(self.to_rig @ model if self.object_space else model)  # (to_rig: 1 otherwise)
             if self.targets:
                 self.pose.set_morph_weights(rules.shape_key_values(obj) if obj is not None else self.input_values)

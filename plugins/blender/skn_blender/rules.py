@@ -426,6 +426,87 @@ class Skeleton:
         self.curved_channels = [int(self.channel[i]) for i in self.curved]
 
 
+# ---- Preserve Volume: what Blender's dual quaternion of a joint does to a point ----
+
+def preserve_volume_matrices(deform, base, base_inverse):
+    """Each joint's transform as Blender's Preserve Volume applies it to a point weighted to that
+    joint alone, (n, 4, 4) from its deform matrices D (n, 4, 4), armature space, and base, the
+    rest frame Blender splits by (a bone's matrix_local; a B-Bone segment's with unit columns), and
+    base's inverse (notes §2, mat4_to_dquat). Unscaled (D's columns orthonormal to 1e-5, det D >=
+    0, and (D base)'s columns unit to 1e-4): D's rotation through its quaternion, D's translation.
+    Scaled: B = (D base) orthonormalised keeping Y, its translation (D base)'s; the rigid part R =
+    B base^-1 through its quaternion, R's translation, after S = base B^-1 (D base) base^-1. Where
+    D or base is not quite orthonormal (a Rigify rig's rest matrices are off by 1.5e-5) the
+    quaternion drops what is not rotation, and Blender's Preserve Volume moves a point weighted to
+    one bone by that much off D's (4.5e-5 on a Rigify horse's ear; 1.2e-5 of its size): skn's split
+    of D (skn_dqs_scale) is exact, so the add-on poses Preserve Volume by these."""
+    a = deform[:, :3, :3]
+    g = numpy.einsum("nki,nkj->nij", a, a)  # the columns' dot products
+    dscale = numpy.linalg.norm(numpy.einsum("nij,njk->nik", a, base[:, :3, :3]), axis=1) - 1.0
+    scaled = (numpy.abs(g - numpy.eye(3)) > 1e-5).any(axis=(1, 2)) | (numpy.linalg.det(a) < 0) | \
+        ((dscale * dscale).sum(axis=1) > 1e-8)
+    rigid, shear = deform.copy(), numpy.broadcast_to(numpy.eye(4), deform.shape).copy()
+    if scaled.any():
+        both = deform[scaled] @ base[scaled]
+        kept = numpy.zeros_like(both)
+        kept[:, :3, :3], kept[:, :3, 3], kept[:, 3, 3] = _keep_y(both[:, :3, :3]), both[:, :3, 3], 1.0
+        rigid[scaled] = kept @ base_inverse[scaled]
+        shear[scaled] = base[scaled] @ numpy.linalg.inv(kept) @ both @ base_inverse[scaled]
+    out = numpy.zeros_like(deform)
+    out[:, :3, :3] = quaternion_matrices(blender_quaternions(rigid[:, :3, :3]))
+    out[:, :3, 3], out[:, 3, 3] = rigid[:, :3, 3], 1.0
+    return out @ shear
+
+
+def _keep_y(m):
+    """Rotations from 3x3s (n, 3, 3): Y the column's direction, X in the plane of X and Y (Blender's
+    orthogonalize_m4(m, 1))."""
+    y = m[:, :, 1] / numpy.linalg.norm(m[:, :, 1], axis=1)[:, None]
+    z = numpy.cross(m[:, :, 0], m[:, :, 1])
+    z /= numpy.linalg.norm(z, axis=1)[:, None]
+    return numpy.stack([numpy.cross(y, z), y, z], axis=2)
+
+
+def blender_quaternions(m):
+    """(w, x, y, z) of 3x3s (n, 3, 3) as Blender's mat3_to_quat takes them: the columns normalised,
+    then Mike Day's choice of the largest of 4w², 4x², 4y², 4z² from the diagonal, w >= 0
+    (https://math.stackexchange.com/a/3183435), normalised. Of a matrix not quite orthonormal the
+    choice decides what of it is dropped, so it is Blender's, branch for branch."""
+    norms = numpy.linalg.norm(m, axis=1)
+    u = m / numpy.where(norms > 0, norms, 1.0)[:, None, :]  # (a zero column stays zero, as Blender's)
+    m00, m11, m22 = u[:, 0, 0], u[:, 1, 1], u[:, 2, 2]
+    # Blender's mat[c][r] is u[:, r, c]: d(r, c) the pairs the formulas read
+    a12, a21, a20, a02, a01, a10 = u[:, 2, 1], u[:, 1, 2], u[:, 0, 2], u[:, 2, 0], u[:, 1, 0], u[:, 0, 1]
+    q = numpy.empty((len(m), 4))
+    x_big = (m22 < 0) & (m00 > m11)
+    y_big = (m22 < 0) & ~(m00 > m11)
+    z_big = (m22 >= 0) & (m00 < -m11)
+    w_big = ~(x_big | y_big | z_big)
+    for mask, trace, slot, sign, rest in (
+            (x_big, 1 + m00 - m11 - m22, 1, a12 < a21, ((0, a12 - a21), (2, a01 + a10), (3, a20 + a02))),
+            (y_big, 1 - m00 + m11 - m22, 2, a20 < a02, ((0, a20 - a02), (1, a01 + a10), (3, a12 + a21))),
+            (z_big, 1 - m00 - m11 + m22, 3, a01 < a10, ((0, a01 - a10), (1, a20 + a02), (2, a12 + a21))),
+            (w_big, 1 + m00 + m11 + m22, 0, numpy.zeros(len(m), bool), ((1, a12 - a21), (2, a20 - a02), (3, a01 - a10)))):
+        if not mask.any():
+            continue
+        s = 2.0 * numpy.sqrt(numpy.maximum(trace[mask], 0.0))
+        s = numpy.where(sign[mask], -s, s)  # (w >= 0: the canonical one)
+        q[mask, slot] = 0.25 * s
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            for k, v in rest:
+                q[mask, k] = numpy.where(s != 0, v[mask] / s, 0.0)
+        q[mask & (trace == 0), slot] = 1.0  # (a zero matrix: no rotation)
+    return q / numpy.linalg.norm(q, axis=1)[:, None]
+
+
+def quaternion_matrices(q):
+    """Rotation matrices (n, 3, 3) of unit quaternions (w, x, y, z)."""
+    w, x, y, z = q.T
+    return numpy.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+                        2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                        2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=1).reshape(-1, 3, 3)
+
+
 def envelope(bone, c):
     """Blender's envelope factor of `bone` at armature-space points c (m, 3): 1 within the radius,
     1 - ((d - r) / distance)^2 over the falloff, 0 beyond (distfactor_to_bone)."""

@@ -100,7 +100,7 @@ def _keeper_group(obj):
 
 def ensure(obj, mod):
     """The object's (input, result) helpers, made where it has none of its own (a duplicate of a
-    bound mesh refers to its original's): the offsets always, the input where modifiers are on
+    bound mesh refers to its original's): the result always, the input where modifiers are on
     above `mod` (None otherwise), its modifiers in step with them."""
     s = obj.skn
     h, o = helpers(obj)
@@ -127,6 +127,7 @@ def remove(obj):
     h, o = helpers(obj)
     if o is not None:
         mesh = o.data
+        _layouts.pop(mesh.as_pointer(), None)  # (its memory goes with it)
         bpy.data.objects.remove(o)
         if mesh.users == 0:
             bpy.data.meshes.remove(mesh)
