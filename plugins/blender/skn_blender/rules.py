@@ -439,23 +439,36 @@ def preserve_volume_matrices(deform, base, base_inverse):
     D or base is not quite orthonormal (a Rigify rig's rest matrices are off by 1.5e-5) the
     quaternion drops what is not rotation, and Blender's Preserve Volume moves a point weighted to
     one bone by that much off D's (4.5e-5 on a Rigify horse's ear; 1.2e-5 of its size): skn's split
-    of D (skn_dqs_scale) is exact, so the add-on poses Preserve Volume by these."""
+    of D (skn_dqs_scale) is exact, so the add-on poses Preserve Volume by these. An unscaled D
+    orthonormal to float rounding (2e-7) is its own quaternion's matrix and is kept as it is (a
+    plain rig's every joint: no quaternion made)."""
     a = deform[:, :3, :3]
-    g = numpy.einsum("nki,nkj->nij", a, a)  # the columns' dot products
-    dscale = numpy.linalg.norm(numpy.einsum("nij,njk->nik", a, base[:, :3, :3]), axis=1) - 1.0
-    scaled = (numpy.abs(g - numpy.eye(3)) > 1e-5).any(axis=(1, 2)) | (numpy.linalg.det(a) < 0) | \
-        ((dscale * dscale).sum(axis=1) > 1e-8)
-    rigid, shear = deform.copy(), numpy.broadcast_to(numpy.eye(4), deform.shape).copy()
-    if scaled.any():
-        both = deform[scaled] @ base[scaled]
+    off = numpy.abs(a.transpose(0, 2, 1) @ a - numpy.eye(3)).max(axis=(1, 2))  # the columns' dot products
+    det = (a[:, :, 0] * numpy.cross(a[:, :, 1], a[:, :, 2])).sum(axis=1)
+    dscale = numpy.sqrt(numpy.square(a @ base[:, :3, :3]).sum(axis=1)) - 1.0
+    scaled = (off > 1e-5) | (det < 0) | (numpy.square(dscale).sum(axis=1) > 1e-8)
+    rounded = ~scaled & (off <= 2e-7)
+    if rounded.all():
+        return deform
+    out = deform.copy()
+    pick = numpy.nonzero(~rounded)[0]
+    rigid, shear = deform[pick], None
+    big = scaled[pick]
+    if big.any():
+        both = deform[pick[big]] @ base[pick[big]]
         kept = numpy.zeros_like(both)
         kept[:, :3, :3], kept[:, :3, 3], kept[:, 3, 3] = _keep_y(both[:, :3, :3]), both[:, :3, 3], 1.0
-        rigid[scaled] = kept @ base_inverse[scaled]
-        shear[scaled] = base[scaled] @ numpy.linalg.inv(kept) @ both @ base_inverse[scaled]
-    out = numpy.zeros_like(deform)
-    out[:, :3, :3] = quaternion_matrices(blender_quaternions(rigid[:, :3, :3]))
-    out[:, :3, 3], out[:, 3, 3] = rigid[:, :3, 3], 1.0
-    return out @ shear
+        rigid[big] = kept @ base_inverse[pick[big]]
+        unkept = numpy.zeros_like(both)  # kept^-1 both: B's translation is both's, so none is left
+        unkept[:, :3, :3], unkept[:, 3, 3] = kept[:, :3, :3].transpose(0, 2, 1) @ both[:, :3, :3], 1.0
+        shear = base[pick[big]] @ unkept @ base_inverse[pick[big]]
+    e = numpy.zeros_like(rigid)
+    e[:, :3, :3] = quaternion_matrices(blender_quaternions(rigid[:, :3, :3]))
+    e[:, :3, 3], e[:, 3, 3] = rigid[:, :3, 3], 1.0
+    if shear is not None:
+        e[big] = e[big] @ shear
+    out[pick] = e
+    return out
 
 
 def _keep_y(m):
@@ -471,32 +484,25 @@ def blender_quaternions(m):
     """(w, x, y, z) of 3x3s (n, 3, 3) as Blender's mat3_to_quat takes them: the columns normalised,
     then Mike Day's choice of the largest of 4w², 4x², 4y², 4z² from the diagonal, w >= 0
     (https://math.stackexchange.com/a/3183435), normalised. Of a matrix not quite orthonormal the
-    choice decides what of it is dropped, so it is Blender's, branch for branch."""
+    choice decides what of it is dropped, so it is Blender's, branch for branch. Each branch's
+    quaternion is its four numerators over s = 2 sqrt(trace) (the chosen component's numerator
+    trace itself): normalised, only the sign of s is left of it."""
     norms = numpy.linalg.norm(m, axis=1)
     u = m / numpy.where(norms > 0, norms, 1.0)[:, None, :]  # (a zero column stays zero, as Blender's)
     m00, m11, m22 = u[:, 0, 0], u[:, 1, 1], u[:, 2, 2]
-    # Blender's mat[c][r] is u[:, r, c]: d(r, c) the pairs the formulas read
-    a12, a21, a20, a02, a01, a10 = u[:, 2, 1], u[:, 1, 2], u[:, 0, 2], u[:, 2, 0], u[:, 1, 0], u[:, 0, 1]
-    q = numpy.empty((len(m), 4))
-    x_big = (m22 < 0) & (m00 > m11)
-    y_big = (m22 < 0) & ~(m00 > m11)
-    z_big = (m22 >= 0) & (m00 < -m11)
-    w_big = ~(x_big | y_big | z_big)
-    for mask, trace, slot, sign, rest in (
-            (x_big, 1 + m00 - m11 - m22, 1, a12 < a21, ((0, a12 - a21), (2, a01 + a10), (3, a20 + a02))),
-            (y_big, 1 - m00 + m11 - m22, 2, a20 < a02, ((0, a20 - a02), (1, a01 + a10), (3, a12 + a21))),
-            (z_big, 1 - m00 - m11 + m22, 3, a01 < a10, ((0, a01 - a10), (1, a20 + a02), (2, a12 + a21))),
-            (w_big, 1 + m00 + m11 + m22, 0, numpy.zeros(len(m), bool), ((1, a12 - a21), (2, a20 - a02), (3, a01 - a10)))):
-        if not mask.any():
-            continue
-        s = 2.0 * numpy.sqrt(numpy.maximum(trace[mask], 0.0))
-        s = numpy.where(sign[mask], -s, s)  # (w >= 0: the canonical one)
-        q[mask, slot] = 0.25 * s
-        with numpy.errstate(divide="ignore", invalid="ignore"):
-            for k, v in rest:
-                q[mask, k] = numpy.where(s != 0, v[mask] / s, 0.0)
-        q[mask & (trace == 0), slot] = 1.0  # (a zero matrix: no rotation)
-    return q / numpy.linalg.norm(q, axis=1)[:, None]
+    # Blender's mat[c][r] is u[:, r, c]; d: the differences, p: the sums its formulas read
+    d0, d1, d2 = u[:, 2, 1] - u[:, 1, 2], u[:, 0, 2] - u[:, 2, 0], u[:, 1, 0] - u[:, 0, 1]
+    p0, p1, p2 = u[:, 2, 1] + u[:, 1, 2], u[:, 0, 2] + u[:, 2, 0], u[:, 1, 0] + u[:, 0, 1]
+    branches = numpy.stack([  # x, y, z, w largest: (w, x, y, z) numerators, and s's sign
+        numpy.stack([d0, 1 + m00 - m11 - m22, p2, p1], axis=1) * numpy.where(d0 < 0, -1.0, 1.0)[:, None],
+        numpy.stack([d1, p2, 1 - m00 + m11 - m22, p0], axis=1) * numpy.where(d1 < 0, -1.0, 1.0)[:, None],
+        numpy.stack([d2, p1, p0, 1 - m00 - m11 + m22], axis=1) * numpy.where(d2 < 0, -1.0, 1.0)[:, None],
+        numpy.stack([1 + m00 + m11 + m22, d0, d1, d2], axis=1)])
+    which = numpy.where(m22 < 0, numpy.where(m00 > m11, 0, 1), numpy.where(m00 < -m11, 2, 3))
+    q = branches[which, numpy.arange(len(m))]
+    length = numpy.linalg.norm(q, axis=1)
+    q[length == 0] = (1.0, 0.0, 0.0, 0.0)  # (a zero matrix: no rotation)
+    return q / numpy.where(length > 0, length, 1.0)[:, None]
 
 
 def quaternion_matrices(q):
