@@ -2,7 +2,13 @@
 files that other tools wrote (Khronos' samples, Blender's own exporter,
 raylib's robot, Magnum's), imported by Blender's glTF importer as a user
 imports them, each skinned mesh then bound with Bind against the Armature
-modifier the importer made.
+modifier the importer made. Each file is then written by Blender's FBX
+exporter (animation baked, leaf bones added) and read back by its FBX
+importer twice: with the importer's defaults, and scaled 0.01 with
+Automatic Bone Orientation and leaf bones ignored (armature and meshes at
+scale 0.01, bones turned from the file's axes: how FBX characters authored
+in centimetres usually arrive), each bound as above: the rigs an FBX import
+makes (leaf bones, bone rolls the importer chose, scaled objects).
 
 For every skinned mesh of every file, with Preserve Volume off and on: the
 modifier's evaluated mesh at 6 frames across the file's animation, then
@@ -15,6 +21,7 @@ for one skn follows. Prints "blender-imported: N passed, N failed".
 """
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from arm_scene import check, evaluated, finish, install_addon, numpy  # noqa: E402
@@ -85,21 +92,43 @@ def bound_against_modifier(label, obj, frames):
     return moved
 
 
+FBX_IMPORTS = (("FBX", {}),
+               ("FBX at 0.01", {"global_scale": 0.01, "automatic_bone_orientation": True, "ignore_leaf_bones": True}))
+
+
+def imports(path, folder):
+    """(label, a function importing the file one way): glTF, then its FBX round trips."""
+    name = os.path.basename(path)
+    fbx = os.path.join(folder, "exported.fbx")
+
+    def gltf():
+        bpy.ops.import_scene.gltf(filepath=path)
+
+    def via(options):
+        def read():
+            bpy.ops.import_scene.gltf(filepath=path)
+            bpy.ops.export_scene.fbx(filepath=fbx, bake_anim=True, add_leaf_bones=True)
+            clear()
+            bpy.ops.import_scene.fbx(filepath=fbx, **options)
+        return read
+    return [(name, gltf)] + [(f"{name} {label}", via(options)) for label, options in FBX_IMPORTS]
+
+
 def main():
     install_addon()
     files = sys.argv[sys.argv.index("--") + 2:]
-    for path in files:
-        clear()
-        bpy.ops.import_scene.gltf(filepath=path)
-        name = os.path.basename(path)
-        frames = frames_of_animation()
-        meshes = [o for o in bpy.context.scene.objects
-                  if o.type == "MESH" and any(m.type == "ARMATURE" for m in o.modifiers)]
-        if not check(f"{name}: the importer made skinned meshes", meshes):
-            continue
-        moved = max(bound_against_modifier(f"{name} {o.name} ({len(o.data.vertices)} vertices)", o, frames)
-                    for o in meshes)
-        check(f"{name}: its animation moves the skin", moved > 1e-3, f"{moved:.3f} of a diagonal")
+    with tempfile.TemporaryDirectory(prefix="skn_imported_") as folder:
+        for name, read in (each for path in files for each in imports(path, folder)):
+            clear()
+            read()
+            frames = frames_of_animation()
+            meshes = [o for o in bpy.context.scene.objects
+                      if o.type == "MESH" and any(m.type == "ARMATURE" for m in o.modifiers)]
+            if not check(f"{name}: the importer made skinned meshes", meshes):
+                continue
+            moved = max(bound_against_modifier(f"{name} {o.name} ({len(o.data.vertices)} vertices)", o, frames)
+                        for o in meshes)
+            check(f"{name}: its animation moves the skin", moved > 1e-3, f"{moved:.3f} of a diagonal")
     finish("blender-imported")
 
 

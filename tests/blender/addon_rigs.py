@@ -527,7 +527,8 @@ def rigify_horse():
     dual quaternion's rotation and drops (rules.preserve_volume_matrices): before skn applied
     that rule and kept the scale its stretched segments have (|A^T A - I| up to 4.7e-5, which
     skn took as a rotation below 1e-4), Preserve Volume was 1.2e-5 of the horse off Blender's;
-    it must be within 2e-6 now."""
+    it must be within 2e-6 now, and Blend's Dual Quaternion end with it (one pose served both of
+    Blend's ends, the Linear end's D: 1.1e-5 off where b is 1)."""
     import random
     bpy.ops.preferences.addon_enable(module="rigify")
     bpy.ops.object.armature_horse_metarig_add()
@@ -574,11 +575,12 @@ def rigify_horse():
         for frame in (1, 10, 20):
             pb.rotation_euler = [turn.uniform(-0.5, 0.5) for _ in range(3)] if frame > 1 else (0, 0, 0)
             pb.keyframe_insert("rotation_euler", frame=frame)
-    # (Blend is skn's own: one pose serves its two ends, D for both, so its Dual Quaternion end is
-    # the exact split, not Blender's rounding of it: 1.1e-5 of the horse apart; the human's is checked)
-    follows("Rigify horse", body, blend=False)
+    follows("Rigify horse", body)
     worst = worst_of.get("Rigify horse DQS", math.inf)
     check("Rigify horse DQS: Blender's Preserve Volume of not-quite-orthonormal rest matrices, within 2e-6",
+          worst <= 2e-6, f"worst {worst:.2e} of the diagonal")
+    worst = worst_of.get("Rigify horse BLEND", math.inf)  # (its ends posed apart: Binding.split_blend)
+    check("Rigify horse BLEND: Preserve Volume's mesh where b is 1 as Blender's, within 2e-6",
           worst <= 2e-6, f"worst {worst:.2e} of the diagonal")
 
 

@@ -302,7 +302,7 @@ class Binding:
         self.pre, self.input_values, self.uses_input = pre, values, inputs.uses_input
         self.object_space = is_similarity(pre)
         self.to_rig = numpy.linalg.inv(pre) if self.object_space else numpy.eye(4)
-        self.rig = self.pose = None
+        self.rig = self.pose = self.dual_pose = None
         if fresh is None:
             self.drawing = None  # a GPU drawing is made from the rig: again too (a refresh keeps it: Drawing.rebound)
         if not len(inputs.joints):
@@ -422,17 +422,45 @@ class Binding:
             raise ValueError("this binding was made without the triangles Centers of Rotation needs: bind again")
         if obj is not None:
             self.update(obj, arm)
+        self.split_blend = False
         if self.pose is not None:  # D_k = posed rest^-1 (notes §3), taken to the bind frames
             posed = self.posed(arm) if posed is None else posed
-            if key == "DQS":  # Preserve Volume: D_k as Blender's dual quaternion applies it
-                model = rules.preserve_volume_matrices(posed @ self.inverse_rest, self.volume_base,
-                                                       self.volume_base_inverse) @ self.frames
+            poses = [self.pose]
+            if key in ("DQS", "BLEND"):  # Preserve Volume: D_k as Blender's dual quaternion applies it
+                deform = posed @ self.inverse_rest
+                volume = rules.preserve_volume_matrices(deform, self.volume_base, self.volume_base_inverse)
+                models = [volume @ self.frames] if key == "DQS" else [deform @ self.frames]
+                if key == "BLEND" and volume is not deform:  # the two ends posed apart (deform's split_blend)
+                    if self.dual_pose is None:
+                        self.dual_pose = self.rig.pose()
+                    self.split_blend = True
+                    models.append(volume @ self.frames)
+                    poses.append(self.dual_pose)
             else:
-                model = posed @ self.rest_to_frames
-            self.pose.set_model(self.to_rig @ model if self.object_space else model)  # (to_rig: 1 otherwise)
-            if self.targets:
-                self.pose.set_morph_weights(rules.shape_key_values(obj) if obj is not None else self.input_values)
+                models = [posed @ self.rest_to_frames]
+            values = (rules.shape_key_values(obj) if obj is not None else self.input_values) if self.targets else None
+            for pose, model in zip(poses, models):
+                pose.set_model(self.to_rig @ model if self.object_space else model)  # (to_rig: 1 otherwise)
+                if values is not None:
+                    pose.set_morph_weights(values)
         return METHODS[key]
+
+    split_blend = False  # set_pose's: Blend's Linear and Dual Quaternion ends posed apart (deform)
+    dual_pose = None     # the Dual Quaternion end's pose there
+
+    def _skin(self, kind, out=None):
+        """The rig skinned by skn's `kind` into `out` (None: a new array). Blend whose two ends
+        set_pose posed apart (split_blend) is skinned as the library's Blend is defined, (1 - b)
+        Linear + b Dual Quaternion a vertex: each end by its own pose, mixed here."""
+        if not (kind == "blend" and self.split_blend):
+            return self.rig.skin(self.pose, method=kind, dqs_scale=dqs_scale(kind), out=out)
+        linear = self.rig.skin(self.pose, method="lbs")
+        dual = self.rig.skin(self.dual_pose, method="dqs", dqs_scale=dqs_scale("dqs"))
+        mixed = linear + self.blend[:, None] * (dual - linear)
+        if out is None:
+            return mixed
+        out[...] = mixed
+        return out
 
     def deform(self, obj, arm, method, posed=None, depsgraph=None, out=None):
         """(deformed, input): the object-space coordinates the modifier (and the Multi modifiers
@@ -447,7 +475,7 @@ class Binding:
             out = points
         else:
             into = out if self.object_space and self.mask is None and not self.multi else None
-            out = self.to_object(self.rig.skin(self.pose, method=kind, dqs_scale=dqs_scale(kind), out=into))
+            out = self.to_object(self._skin(kind, out=into))
             if self.mask is not None:  # the mask scales the displacement (notes §4)
                 out = points + (self.mask[:, None] * (out - points)).astype(numpy.float32)
         for part in self.multi:  # each keeps its mask's share of the result before it (notes §4)
