@@ -582,6 +582,30 @@ def rigify_horse():
     worst = worst_of.get("Rigify horse BLEND", math.inf)  # (its ends posed apart: Binding.split_blend)
     check("Rigify horse BLEND: Preserve Volume's mesh where b is 1 as Blender's, within 2e-6",
           worst <= 2e-6, f"worst {worst:.2e} of the diagonal")
+    blend_palette("Rigify horse", body)
+
+
+def blend_palette(label, obj):
+    """GPU mode's Blend palette where Preserve Volume's matrices are not D's: its dual quaternions
+    (and S_i) GPU mode's Preserve Volume palette, its matrices (and N_i) GPU mode's Linear one, so
+    that each end draws as that mode does."""
+    core = sys.modules["skn_blender.core"]
+    group = obj.vertex_groups.new(name="skn test palette")
+    group.add(list(range(len(obj.data.vertices))), 0.5, "REPLACE")
+    bpy.context.scene.frame_set(10)
+    arm, _ = core.find_armature(obj)
+    b = core.Binding(obj, blend_group=group.name, normals=True)
+    palettes = {"BLEND": b.gpu_palette(b.set_pose(arm, "BLEND", obj))}
+    split = b.split_blend
+    for method in ("DQS", "LINEAR"):
+        palettes[method] = b.gpu_palette(b.set_pose(arm, method, obj))
+    dual = palettes["DQS"].shape[1]
+    check(f"{label} BLEND: GPU mode's palette holds Preserve Volume's dual quaternions and Linear's matrices",
+          split and numpy.array_equal(palettes["BLEND"][:, :dual], palettes["DQS"]) and
+          numpy.array_equal(palettes["BLEND"][:, dual:], palettes["LINEAR"]),
+          f"ends posed apart: {split}; dual quaternions off by "
+          f"{float(numpy.abs(palettes['BLEND'][:, :dual] - palettes['DQS']).max()):.2e}")
+    obj.vertex_groups.remove(group)
 
 
 def quaternions_as_blenders():

@@ -448,6 +448,18 @@ class Binding:
     split_blend = False  # set_pose's: Blend's Linear and Dual Quaternion ends posed apart (deform)
     dual_pose = None     # the Dual Quaternion end's pose there
 
+    def gpu_palette(self, kind):
+        """The palette GPU mode's shader reads for the pose set_pose made (normals too). Blend posed
+        apart (split_blend): its Dual Quaternion part from that end's pose; a BLEND palette's joint
+        is DQS's vec4s, then M_i's and N_i's (skn.h, section 6), so those first vec4s are the dual
+        pose's and the rest the Linear end's."""
+        palette = self.pose.gpu_palette(kind, dqs_scale=dqs_scale(kind), normals=True)
+        if kind == "blend" and self.split_blend:
+            dual = self.dual_pose.gpu_palette(kind, dqs_scale=dqs_scale(kind), normals=True)
+            n = skn.gpu_layout("dqs")["palette_vec4s"]
+            palette[:, :n] = dual[:, :n]
+        return palette
+
     def _skin(self, kind, out=None):
         """The rig skinned by skn's `kind` into `out` (None: a new array). Blend whose two ends
         set_pose posed apart (split_blend) is skinned as the library's Blend is defined, (1 - b)

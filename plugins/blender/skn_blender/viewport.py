@@ -485,7 +485,7 @@ class Drawing:
         if key == self.pose_key:
             return
         kind = binding.set_pose(arm, self.method, obj, posed)
-        self.upload(binding.pose.gpu_palette(kind, dqs_scale=core.dqs_scale(kind), normals=True))
+        self.upload(binding.gpu_palette(kind))
         if self.morphs is not None:
             self.morphs.set_weights(binding.key_values(obj))
         self.pose_key = key
