@@ -430,7 +430,7 @@ class Binding:
                 deform = posed @ self.inverse_rest
                 volume = rules.preserve_volume_matrices(deform, self.volume_base, self.volume_base_inverse)
                 models = [volume @ self.frames] if key == "DQS" else [deform @ self.frames]
-                if key == "BLEND" and volume is not deform:  # the two ends posed apart (deform's split_blend)
+                if key == "BLEND" and volume is not deform:  # its ends posed apart (_skin, gpu_palette)
                     if self.dual_pose is None:
                         self.dual_pose = self.rig.pose()
                     self.split_blend = True
