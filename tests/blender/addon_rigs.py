@@ -267,6 +267,57 @@ def bbone_chain(label, settings=None):
     follows(label, obj)
 
 
+def corrective_keys():
+    """B-Bones under shape keys that move a few of their points (corrective keys): a keyed key
+    bulging the first joint, one keyed from frame 10 at the far end, one held at 0.5 over the whole
+    tube. The split between segments follows the points, so the add-on binds again, as a patch, the
+    vertices the moving keys move (core.Patch) and keeps the rig: checked against the modifier, and
+    that the patch is those vertices and the rig is not bound again."""
+    arm = chain("CorrectiveRig", 3)
+    for bone, segments in zip(arm.data.bones, (4, 6, 8)):
+        bone.bbone_segments = segments
+    key_pose(arm, {"b0": [(1, (0, 0, 0)), (20, (0, 0, 25))], "b1": [(1, (0, 0, 0)), (20, (30, 0, 70))],
+                   "b2": [(1, (0, 0, 0)), (20, (-40, 20, 50))]})
+    obj = tube("Corrective", 3.0, 0.2, 61, 12)
+    weigh_along(obj, ["b0", "b1", "b2"], 1.0)
+    obj.shape_key_add(name="Basis")
+    moves = {}
+    for name, where, lift in (("Bulge", lambda x: abs(x - 1.0) < 0.25, 0.05), ("Tip", lambda x: x > 2.6, 0.1),
+                              ("Held", lambda x: True, 0.02)):
+        key = obj.shape_key_add(name=name, from_mix=False)
+        moves[name] = {i for i, p in enumerate(key.data) if where(p.co.x)}
+        for i in moves[name]:
+            p = key.data[i]
+            p.co.y *= 1.0 + lift / 0.2
+            p.co.x += lift
+    blocks = obj.data.shape_keys.key_blocks
+    keyed_0_to_1(blocks["Bulge"])
+    for value, frame in ((0.0, 10), (1.0, 20)):
+        blocks["Tip"].value = value
+        blocks["Tip"].keyframe_insert("value", frame=frame)
+    blocks["Held"].value = 0.5
+    attach(obj, arm)
+    follows("corrective keys", obj)
+    scene, state = bpy.context.scene, sys.modules["skn_blender.state"]
+    scene.frame_set(1)
+    activate(obj)
+    obj.skn.method = "LINEAR"
+    bpy.ops.skn.bind()
+    b = state.bindings[obj.name]
+    rig = b.rig
+    patches = {}
+    for frame in (5, 9, 15, 20):
+        scene.frame_set(frame)
+        patches[frame] = set(b.patch.vertices.tolist()) if b.patch is not None else None
+    check("corrective keys: the patch is the vertices the moving keys move (Bulge; Bulge and Tip past frame 10)",
+          patches[5] == moves["Bulge"] and patches[9] == moves["Bulge"] and
+          patches[15] == moves["Bulge"] | moves["Tip"] and patches[20] == patches[15],
+          f"{len(moves['Bulge'])}, {len(moves['Bulge'] | moves['Tip'])} vertices expected; "
+          f"{ {f: len(p) if p is not None else None for f, p in patches.items()} }")
+    check("corrective keys: the rig itself is not bound again", state.bindings[obj.name].rig is rig)
+    bpy.ops.skn.unbind()
+
+
 def every_bbone_setting(arm):
     """Curve, roll, ease, scale in and out on the bones and keyed in the pose; scale easing;
     handles of each type, with their scale and ease flags."""
@@ -882,6 +933,7 @@ def main():
     moving_objects()
     negative_scale()
     modifiers_above()
+    corrective_keys()
     rigify_human()
     rigify_horse()
     quaternions_as_blenders()

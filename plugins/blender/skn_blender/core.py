@@ -289,8 +289,11 @@ class Binding:
         given = self.input_points(values)
         if self.source is not None and not numpy.array_equal(given, self.reference):  # the rest moved
             self.reference, self._rest_cache = given, None
-        points = given @ pre[:3, :3].T + pre[:3, 3]
         inputs = self.inputs if self.pre is not None and numpy.array_equal(pre, self.pre) else None
+        if inputs is not None and self._patched(inputs, given, values):
+            self.input_values = values
+            return
+        points = given @ pre[:3, :3].T + pre[:3, 3]
         fresh = inputs.refreshed(points) if inputs is not None else None
         if inputs is not None and not inputs.uses_input:  # the input moved, not what it is bound by
             fresh = inputs.joints, inputs.weights
@@ -302,7 +305,8 @@ class Binding:
         self.pre, self.input_values, self.uses_input = pre, values, inputs.uses_input
         self.object_space = is_similarity(pre)
         self.to_rig = numpy.linalg.inv(pre) if self.object_space else numpy.eye(4)
-        self.rig = self.pose = self.dual_pose = None
+        self.rig = self.pose = self.dual_pose = self.patch = None
+        self.rig_values = values  # (the shape key values the rig is bound at: _patched)
         if fresh is None:
             self.drawing = None  # a GPU drawing is made from the rig: again too (a refresh keeps it: Drawing.rebound)
         if not len(inputs.joints):
@@ -320,7 +324,29 @@ class Binding:
                            morph_targets=targets)
         self.pose = self.rig.pose()
 
+    def _patched(self, inputs, given, values):
+        """Binds again only the vertices whose influences moved with the input (Patch: those the
+        keys whose values are not the rig's move), keeping the whole rig, where they are few enough;
+        False where the whole rig is to be bound again."""
+        if self.rig is None or self.normals or self.centers or self.source is not None or inputs.split is None:
+            return False  # (GPU mode's shader reads the whole rig; the centers follow every weight)
+        rig_map = numpy.eye(4) if self.object_space else self.pre
+        keys = tuple(numpy.asarray(values) != self.rig_values)
+        if not any(keys):  # back at the rig's values: the rig alone is right
+            self.patch = None
+            return True
+        plan = self._plan
+        if plan is None or not plan.fits(inputs, rig_map, keys):
+            plan = self._plan = Patch(self, inputs, rig_map, keys)
+        if not plan.worth(self.vertex_count):
+            return False
+        plan.bind(self, given)
+        self.patch = plan
+        return True
+
     uses_input = True  # until the first bind says
+    patch = None       # _patched's Patch, skinned over the rig; None: the rig alone
+    _plan = None       # the last Patch made, kept while the structure and the rig's space stay
     multi = ()         # MultiPart: the Multi modifiers after the modifier
     inputs = None      # the last bind's rules.Contributions
     _input = None      # input_points' (values, points)
@@ -425,21 +451,20 @@ class Binding:
         self.split_blend = False
         if self.pose is not None:  # D_k = posed rest^-1 (notes §3), taken to the bind frames
             posed = self.posed(arm) if posed is None else posed
-            poses = [self.pose]
             if key in ("DQS", "BLEND"):  # Preserve Volume: D_k as Blender's dual quaternion applies it
                 deform = posed @ self.inverse_rest
                 volume = rules.preserve_volume_matrices(deform, self.volume_base, self.volume_base_inverse)
                 models = [volume @ self.frames] if key == "DQS" else [deform @ self.frames]
                 if key == "BLEND" and volume is not deform:  # its ends posed apart (_skin, gpu_palette)
-                    if self.dual_pose is None:
-                        self.dual_pose = self.rig.pose()
                     self.split_blend = True
                     models.append(volume @ self.frames)
-                    poses.append(self.dual_pose)
             else:
                 models = [posed @ self.rest_to_frames]
+            poses = _ends(self, len(models))
             values = (rules.shape_key_values(obj) if obj is not None else self.input_values) if self.targets else None
-            for pose, model in zip(poses, models):
+            if self.patch is not None:
+                poses += _ends(self.patch, len(models))
+            for pose, model in zip(poses, models * 2):
                 pose.set_model(self.to_rig @ model if self.object_space else model)  # (to_rig: 1 otherwise)
                 if values is not None:
                     pose.set_morph_weights(values)
@@ -461,14 +486,23 @@ class Binding:
         return palette
 
     def _skin(self, kind, out=None):
-        """The rig skinned by skn's `kind` into `out` (None: a new array). Blend whose two ends
-        set_pose posed apart (split_blend) is skinned as the library's Blend is defined, (1 - b)
-        Linear + b Dual Quaternion a vertex: each end by its own pose, mixed here."""
+        """The rig skinned by skn's `kind` into `out` (None: a new array), the patch's vertices
+        (_patched) written over it from the patch's rig."""
+        out = self._skin_rig(self, kind, out)
+        if self.patch is not None:
+            out[self.patch.vertices] = self._skin_rig(self.patch, kind)
+        return out
+
+    def _skin_rig(self, bound, kind, out=None):
+        """`bound`'s rig (the binding's or its patch's: rig, pose, dual_pose, blend) skinned by skn's
+        `kind`. Blend whose two ends set_pose posed apart (split_blend) is skinned as the library's
+        Blend is defined, (1 - b) Linear + b Dual Quaternion a vertex: each end by its own pose,
+        mixed here."""
         if not (kind == "blend" and self.split_blend):
-            return self.rig.skin(self.pose, method=kind, dqs_scale=dqs_scale(kind), out=out)
-        linear = self.rig.skin(self.pose, method="lbs")
-        dual = self.rig.skin(self.dual_pose, method="dqs", dqs_scale=dqs_scale("dqs"))
-        mixed = linear + self.blend[:, None] * (dual - linear)
+            return bound.rig.skin(bound.pose, method=kind, dqs_scale=dqs_scale(kind), out=out)
+        linear = bound.rig.skin(bound.pose, method="lbs")
+        dual = bound.rig.skin(bound.dual_pose, method="dqs", dqs_scale=dqs_scale("dqs"))
+        mixed = linear + bound.blend[:, None] * (dual - linear)
         if out is None:
             return mixed
         out[...] = mixed
@@ -506,6 +540,65 @@ class Binding:
     def to_world(self, positions, obj, arm=None):
         m = matrix(obj.matrix_world)
         return (positions @ m[:3, :3].T + m[:3, 3]).astype(numpy.float32)
+
+
+def _ends(bound, count):
+    """The first `count` of (pose, dual_pose) of `bound` (a Binding or its Patch: a rig and its
+    poses), the dual pose (Blend's Dual Quaternion end, posed apart) made when first asked for."""
+    if count > 1 and bound.dual_pose is None:
+        bound.dual_pose = bound.rig.pose()
+    return [bound.pose, bound.dual_pose][:count]
+
+
+class Patch:
+    """The vertices whose influences follow the input (B-Bone-weighted points: the split between
+    segments follows where they are, Contributions.refreshed) and that shape keys move from where
+    the binding's rig has them (`keys`: each key's value not the rig's), bound again as a rig of
+    their own when the keys move and skinned over the binding's rig, which keeps the other vertices
+    as bound (Binding._patched). A corrective key moves a few hundred vertices of a body: those are
+    bound again each frame, not the body's tens of thousands. Made for one structure (the rig's
+    rules.Contributions), rig space and set of moving keys; `worth` binding where its vertices are
+    at most three quarters of the mesh's."""
+
+    def __init__(self, binding, inputs, rig_map, keys):
+        self.inputs, self.rig_map, self.keys = inputs, rig_map.copy(), keys
+        moved = [v for (v, _), moves in zip(binding._offsets(rig_map), keys) if moves]
+        moved = numpy.unique(numpy.concatenate(moved)) if moved else numpy.zeros(0, numpy.int64)
+        split_vertices = inputs.split[1]
+        self.vertices = numpy.intersect1d(split_vertices, moved).astype(numpy.int64)  # sorted
+        entries = numpy.nonzero(numpy.isin(split_vertices, self.vertices))[0]
+        at, vertex, terms, first, base = inputs.split_entries(entries)
+        self.split = at, numpy.searchsorted(self.vertices, vertex), terms, first, base  # (vertex: the patch's own)
+        starts = inputs.offsets[self.vertices].astype(numpy.int64)  # their influences, CSR as the rig's
+        counts = inputs.offsets[self.vertices + 1].astype(numpy.int64) - starts
+        self.offsets = numpy.zeros(len(self.vertices) + 1, numpy.uint32)
+        self.offsets[1:] = numpy.cumsum(counts)
+        self.rows = numpy.repeat(starts - self.offsets[:-1], counts) + numpy.arange(int(self.offsets[-1]))
+        self.targets = []  # every key, on these vertices (empty where it moves none: the weights stay aligned)
+        for v, dv in binding._offsets(rig_map):
+            keep = numpy.isin(v, self.vertices)
+            self.targets.append({"vertices": numpy.searchsorted(self.vertices, v[keep]).astype(numpy.uint32),
+                                 "positions": dv[keep]})
+        self.blend = binding.blend[self.vertices] if binding.blend is not None else None
+        self.rig = self.pose = self.dual_pose = None
+
+    def fits(self, inputs, rig_map, keys):
+        return inputs is self.inputs and keys == self.keys and numpy.array_equal(rig_map, self.rig_map)
+
+    def worth(self, vertex_count):
+        return 0 < len(self.vertices) and 4 * len(self.vertices) <= 3 * vertex_count
+
+    def bind(self, binding, given):
+        """The patch's rig for the input points `given` (all the mesh's, object space), its split
+        refreshed from their places in the armature's space (premat)."""
+        inputs, pre = self.inputs, binding.pre
+        points = given[self.vertices] @ pre[:3, :3].T + pre[:3, 3]
+        inputs.refreshed(points, self.split)  # (into the structure's arrays: a later bind reads them)
+        positions = binding._rest(self.rig_map)[0][self.vertices]
+        self.rig = skn.Rig(bind_matrices=binding.to_rig @ binding.frames, positions=positions, offsets=self.offsets,
+                           joints=inputs.joints[self.rows], weights=inputs.weights[self.rows],
+                           blend_weights=self.blend, morph_targets=self.targets)
+        self.pose, self.dual_pose = self.rig.pose(), None
 
 
 class MultiPart:

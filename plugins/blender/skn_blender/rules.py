@@ -652,12 +652,13 @@ class Contributions:
             bone = split_bone[first]
             self.split = (first, vertex[first], split_terms(skeleton, bone), skeleton.first[bone], base[first])
 
-    def refreshed(self, c):
+    def refreshed(self, c, split=None):
         """(joints, weights) for points c where only the B-Bone split moved (self.split), else None:
-        this structure's own arrays, the split written into them (a bind copies what it is given)."""
+        this structure's own arrays, the split written into them (a bind copies what it is given).
+        `split`: some of self.split's entries (split_entries), the others left as they are."""
         if self.split is None:
             return None
-        at, vertex, terms, first, base = self.split
+        at, vertex, terms, first, base = self.split if split is None else split
         k, share = split_by(terms, numpy.take(c, vertex, axis=0))  # (3x c[vertex]'s speed)
         k += first
         self.joints[at] = k
@@ -665,6 +666,11 @@ class Contributions:
         self.weights[at] = base * (1.0 - share)
         self.weights[at + 1] = base * share
         return self.joints, self.weights
+
+    def split_entries(self, entries):
+        """self.split's entries `entries` (indices into it), for refreshed."""
+        at, vertex, terms, first, base = self.split
+        return at[entries], vertex[entries], tuple(t[entries] for t in terms), first[entries], base[entries]
 
     def _segments(self, skeleton, c, vertex, order, bone, weight):
         """Each entry on a B-Bone split between its segment joints k and k + 1 (b_bone_deform),
