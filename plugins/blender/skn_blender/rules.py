@@ -480,37 +480,72 @@ def _keep_y(m):
     return numpy.stack([numpy.cross(y, z), y, z], axis=2)
 
 
+def _branch_forms():
+    """Mike Day's four branches (x, y, z, w the largest) as affine forms of a 3x3's nine entries
+    (row-major): rows 4 b + i give branch b's numerator i of (w, x, y, z), column 9 the constant.
+    Blender's mat[c][r] is u[r, c]; d_k, p_k the differences and sums of the off-diagonal pairs
+    its formulas read (mat3_normalized_to_quat)."""
+    at = {f"m{r}{c}": 3 * r + c for r in range(3) for c in range(3)}
+    d = [((1, "m21"), (-1, "m12")), ((1, "m02"), (-1, "m20")), ((1, "m10"), (-1, "m01"))]
+    p = [((1, "m21"), (1, "m12")), ((1, "m02"), (1, "m20")), ((1, "m10"), (1, "m01"))]
+
+    def diagonal(sx, sy, sz):
+        return (1, "1"), (sx, "m00"), (sy, "m11"), (sz, "m22")
+    branches = [[d[0], diagonal(1, -1, -1), p[2], p[1]], [d[1], p[2], diagonal(-1, 1, -1), p[0]],
+                [d[2], p[1], p[0], diagonal(-1, -1, 1)], [diagonal(1, 1, 1), d[0], d[1], d[2]]]
+    forms = numpy.zeros((16, 10))
+    for row, terms in enumerate(t for branch in branches for t in branch):
+        for sign, name in terms:
+            forms[row, 9 if name == "1" else at[name]] += sign
+    return forms
+
+
+_BRANCH_FORMS = _branch_forms()
+
+
 def blender_quaternions(m):
     """(w, x, y, z) of 3x3s (n, 3, 3) as Blender's mat3_to_quat takes them: the columns normalised,
     then Mike Day's choice of the largest of 4w², 4x², 4y², 4z² from the diagonal, w >= 0
     (https://math.stackexchange.com/a/3183435), normalised. Of a matrix not quite orthonormal the
     choice decides what of it is dropped, so it is Blender's, branch for branch. Each branch's
     quaternion is its four numerators over s = 2 sqrt(trace) (the chosen component's numerator
-    trace itself): normalised, only the sign of s is left of it."""
+    trace itself): normalised, only the sign of s is left of it (the x, y and z branches' s has
+    the sign of their w numerator). Every branch's numerators come from one product with their
+    forms (_branch_forms): a frame's few dozen joints cost numpy's calls, not its arithmetic."""
+    n = len(m)
     norms = numpy.linalg.norm(m, axis=1)
     u = m / numpy.where(norms > 0, norms, 1.0)[:, None, :]  # (a zero column stays zero, as Blender's)
+    every = (u.reshape(n, 9) @ _BRANCH_FORMS[:, :9].T + _BRANCH_FORMS[:, 9]).reshape(n, 4, 4)
     m00, m11, m22 = u[:, 0, 0], u[:, 1, 1], u[:, 2, 2]
-    # Blender's mat[c][r] is u[:, r, c]; d: the differences, p: the sums its formulas read
-    d0, d1, d2 = u[:, 2, 1] - u[:, 1, 2], u[:, 0, 2] - u[:, 2, 0], u[:, 1, 0] - u[:, 0, 1]
-    p0, p1, p2 = u[:, 2, 1] + u[:, 1, 2], u[:, 0, 2] + u[:, 2, 0], u[:, 1, 0] + u[:, 0, 1]
-    branches = numpy.stack([  # x, y, z, w largest: (w, x, y, z) numerators, and s's sign
-        numpy.stack([d0, 1 + m00 - m11 - m22, p2, p1], axis=1) * numpy.where(d0 < 0, -1.0, 1.0)[:, None],
-        numpy.stack([d1, p2, 1 - m00 + m11 - m22, p0], axis=1) * numpy.where(d1 < 0, -1.0, 1.0)[:, None],
-        numpy.stack([d2, p1, p0, 1 - m00 - m11 + m22], axis=1) * numpy.where(d2 < 0, -1.0, 1.0)[:, None],
-        numpy.stack([1 + m00 + m11 + m22, d0, d1, d2], axis=1)])
     which = numpy.where(m22 < 0, numpy.where(m00 > m11, 0, 1), numpy.where(m00 < -m11, 2, 3))
-    q = branches[which, numpy.arange(len(m))]
+    q = every[numpy.arange(n), which]
+    q *= numpy.where((which < 3) & (q[:, 0] < 0), -1.0, 1.0)[:, None]
     length = numpy.linalg.norm(q, axis=1)
     q[length == 0] = (1.0, 0.0, 0.0, 0.0)  # (a zero matrix: no rotation)
     return q / numpy.where(length > 0, length, 1.0)[:, None]
 
 
+def _rotation_forms():
+    """A unit quaternion's rotation matrix (row-major) as forms of its products q_i q_j (rows 4 i + j),
+    besides the identity: R = I + 2 [-(y² + z²), xy - wz, xz + wy; xy + wz, ...]."""
+    w, x, y, z = range(4)
+    entries = [[(-1, y, y), (-1, z, z)], [(1, x, y), (-1, w, z)], [(1, x, z), (1, w, y)],
+               [(1, x, y), (1, w, z)], [(-1, x, x), (-1, z, z)], [(1, y, z), (-1, w, x)],
+               [(1, x, z), (-1, w, y)], [(1, y, z), (1, w, x)], [(-1, x, x), (-1, y, y)]]
+    forms = numpy.zeros((16, 9))
+    for entry, terms in enumerate(entries):
+        for sign, i, j in terms:
+            forms[4 * i + j, entry] += 2 * sign
+    return forms
+
+
+_ROTATION_FORMS = _rotation_forms()
+
+
 def quaternion_matrices(q):
     """Rotation matrices (n, 3, 3) of unit quaternions (w, x, y, z)."""
-    w, x, y, z = q.T
-    return numpy.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-                        2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                        2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=1).reshape(-1, 3, 3)
+    products = (q[:, :, None] * q[:, None, :]).reshape(len(q), 16)
+    return (products @ _ROTATION_FORMS + numpy.eye(3).ravel()).reshape(-1, 3, 3)
 
 
 def envelope(bone, c):
