@@ -296,8 +296,11 @@ def corrective_keys():
         blocks["Tip"].value = value
         blocks["Tip"].keyframe_insert("value", frame=frame)
     blocks["Held"].value = 0.5
-    attach(obj, arm)
+    mod = attach(obj, arm)
     follows("corrective keys", obj)
+    mod.vertex_group = "b0"  # the mask over the patch's skinning (the bulge lies where b0 fades out)
+    follows("corrective keys, masked", obj)
+    mod.vertex_group = ""
     scene, state = bpy.context.scene, sys.modules["skn_blender.state"]
     scene.frame_set(1)
     activate(obj)
