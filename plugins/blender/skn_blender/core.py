@@ -462,7 +462,7 @@ class Binding:
                 models = [posed @ self.rest_to_frames]
             poses = _ends(self, len(models))
             values = (rules.shape_key_values(obj) if obj is not None else self.input_values) if self.targets else None
-            if self.patch is not None:
+            if self.patch is not None:  # its poses after the rig's, posed by the same models
                 poses += _ends(self.patch, len(models))
             for pose, model in zip(poses, models * 2):
                 pose.set_model(self.to_rig @ model if self.object_space else model)  # (to_rig: 1 otherwise)
@@ -562,7 +562,8 @@ class Patch:
 
     def __init__(self, binding, inputs, rig_map, keys):
         self.inputs, self.rig_map, self.keys = inputs, rig_map.copy(), keys
-        moved = [v for (v, _), moves in zip(binding._offsets(rig_map), keys) if moves]
+        offsets = binding._offsets(rig_map)  # each key as (vertices, offsets) in the rig's space
+        moved = [v for (v, _), moves in zip(offsets, keys) if moves]
         moved = numpy.unique(numpy.concatenate(moved)) if moved else numpy.zeros(0, numpy.int64)
         split_vertices = inputs.split[1]
         self.vertices = numpy.intersect1d(split_vertices, moved).astype(numpy.int64)  # sorted
@@ -575,7 +576,7 @@ class Patch:
         self.offsets[1:] = numpy.cumsum(counts)
         self.rows = numpy.repeat(starts - self.offsets[:-1], counts) + numpy.arange(int(self.offsets[-1]))
         self.targets = []  # every key, on these vertices (empty where it moves none: the weights stay aligned)
-        for v, dv in binding._offsets(rig_map):
+        for v, dv in offsets:
             keep = numpy.isin(v, self.vertices)
             self.targets.append({"vertices": numpy.searchsorted(self.vertices, v[keep]).astype(numpy.uint32),
                                  "positions": dv[keep]})
