@@ -529,6 +529,69 @@ def negative_scale():
         follows(label, obj)
 
 
+def zero_scale():
+    """Bones scaled to 0, as animators hide a part of a character (a prop, a second pair of eyes):
+    a bone shrinking to 0 and back (its children with it, a B-Bone among them), a B-Bone shrinking
+    to 0, the last bone at 0 throughout. Blender's Preserve Volume takes a zero matrix as no
+    rotation and a zero scale, as skn's split does."""
+    arm = chain("ZeroRig", 5)
+    arm.data.bones["b3"].bbone_segments = 4
+    for bone, frames in {"b1": [(1, 1.0), (9, 0.0), (13, 0.0), (20, 1.0)], "b3": [(1, 1.0), (17, 0.0)]}.items():
+        for frame, s in frames:
+            arm.pose.bones[bone].scale = (s, s, s)
+            arm.pose.bones[bone].keyframe_insert("scale", frame=frame)
+    arm.pose.bones["b4"].scale = (0.0, 0.0, 0.0)
+    key_pose(arm, {"b0": [(1, (0, 0, 0)), (20, (30, 0, 40))], "b2": [(1, (0, 0, 0)), (20, (0, 50, 0))]})
+    obj = tube("ZeroScaled", 5.0, 0.25, 51, 12)
+    weigh_along(obj, [f"b{i}" for i in range(5)], 1.0)
+    attach(obj, arm)
+    follows("bones scaled to 0", obj)
+
+
+def flattened():
+    """A bone scaled to 0 along one axis, a B-Bone child flattened with it: Blender's B-Bone spline
+    then divides by that scale through a matrix inverse that does not exist, which Blender takes as
+    the zero matrix, and the modifier moves the B-Bone's points to the armature's origin (Linear).
+    Preserve Volume splits such a joint by the quaternion of a matrix with a zero column, which no
+    split skn defines (skn_dqs_scale): where those points share weight with another bone skn's
+    mesh is not Blender's (docs/blender.md), so Preserve Volume is held only where they do not.
+    Flattened along its length instead, the B-Bone below has segments that are not numbers in
+    Blender (the modifier's points too): Bind is refused, naming it."""
+    arm = chain("FlatRig", 4)
+    arm.data.bones["b2"].bbone_segments = 4
+    arm.pose.bones["b1"].scale = (0.0, 1.0, 1.0)
+    key_pose(arm, {"b0": [(1, (0, 0, 0)), (20, (30, 0, 40))], "b1": [(1, (0, 0, 0)), (20, (0, 50, 0))]})
+    obj = tube("Flattened", 4.0, 0.25, 41, 12)
+    weigh_along(obj, [f"b{i}" for i in range(4)], 1.0)
+    mod = attach(obj, arm)
+    follows("a bone flattened to 0", obj, methods=("LINEAR",))
+    mod.use_deform_preserve_volume = True
+    alone = numpy.array([len(v.groups) == 1 for v in obj.data.vertices])
+    want = frames_of(obj)
+    activate(obj)
+    bpy.context.scene.frame_set(1)
+    result, report = operator(bpy.ops.skn.bind)
+    if check("a bone flattened to 0 DQS: Bind", result == {"FINISHED"} and obj.skn.bound, report or obj.skn.error):
+        got = frames_of(obj)
+        worst = max(float(numpy.linalg.norm(g[alone] - w[alone], axis=1).max()) for g, w in zip(got, want))
+        worst /= diagonal(obj)
+        worst_of["a bone flattened to 0 DQS, points of one bone"] = worst
+        check(f"a bone flattened to 0 DQS: the modifier's mesh at the {int(alone.sum())} points of one bone",
+              worst <= TOLERANCE, f"worst {worst:.2e} of the diagonal")
+        bpy.ops.skn.unbind()
+    arm.pose.bones["b1"].scale = (1.0, 0.0, 1.0)  # along its length: Blender's B-Bone below it has no shape
+    bpy.context.scene.frame_set(1)
+    broken = bool(numpy.isnan(evaluated(obj)).any())
+    activate(obj)
+    result, report = operator(bpy.ops.skn.bind)
+    check("a bone flattened along its length: the modifier's B-Bone below is not numbers, and Bind is "
+          "refused naming it", broken and result == {"CANCELLED"} and not obj.skn.bound and
+          "bone b2 has no shape in this pose" in report, report)
+    check("a bone flattened along its length: the refused Bind leaves the modifier as it was",
+          mod.object == arm and mod.show_viewport and "skn" not in obj.modifiers and
+          not [n for n in helpers_left() if n.startswith(obj.name + " (skn ")])
+
+
 def rigify_human():
     """A Rigify human from the Human metarig: a body of metaball capsules along its trunk and
     limbs, weighted With Automatic Weights, given two shape keys; an arm raised, the spine
@@ -935,6 +998,8 @@ def main():
     multi_modifier()
     moving_objects()
     negative_scale()
+    zero_scale()
+    flattened()
     modifiers_above()
     corrective_keys()
     rigify_human()

@@ -451,15 +451,17 @@ class Binding:
         self.split_blend = False
         if self.pose is not None:  # D_k = posed rest^-1 (notes §3), taken to the bind frames
             posed = self.posed(arm) if posed is None else posed
+            if not numpy.isfinite(posed).all():
+                raise ValueError(self._shapeless(posed))
             if key in ("DQS", "BLEND"):  # Preserve Volume: D_k as Blender's dual quaternion applies it
                 deform = posed @ self.inverse_rest
                 volume = rules.preserve_volume_matrices(deform, self.volume_base, self.volume_base_inverse)
-                models = [volume @ self.frames] if key == "DQS" else [deform @ self.frames]
+                models = [volume @ self.frames] if key == "DQS" else [rules.affine(deform @ self.frames)]
                 if key == "BLEND" and volume is not deform:  # its ends posed apart (_skin, gpu_palette)
                     self.split_blend = True
                     models.append(volume @ self.frames)
             else:
-                models = [posed @ self.rest_to_frames]
+                models = [rules.affine(posed @ self.rest_to_frames)]
             poses = _ends(self, len(models))
             values = (rules.shape_key_values(obj) if obj is not None else self.input_values) if self.targets else None
             if self.patch is not None:  # its poses after the rig's, posed by the same models
@@ -469,6 +471,15 @@ class Binding:
                 if values is not None:
                     pose.set_morph_weights(values)
         return METHODS[key]
+
+    def _shapeless(self, posed):
+        """Why a pose with joints that are not numbers is refused: a B-Bone under a bone scaled to 0
+        along its length, whose segments Blender makes of a division by that length."""
+        joint = int(numpy.argmax(~numpy.isfinite(posed).all(axis=(1, 2))))
+        bone = self.skeleton.bones[int(numpy.searchsorted(self.skeleton.first, joint, side="right")) - 1]
+        return (f"bone {bone.name} has no shape in this pose: it or a parent is scaled to 0 along its length, "
+                "and Blender's B-Bone segments are then not numbers (the Armature modifier gives its points "
+                "no position either)")
 
     split_blend = False  # set_pose's: Blend's Linear and Dual Quaternion ends posed apart (deform)
     dual_pose = None     # the Dual Quaternion end's pose there

@@ -172,7 +172,11 @@ def bind(obj):
     takeover.suppress(obj)
     workflows.follow_renames(arm)  # (a look at its bones: renames are followed from now on)
     s.bound, s.bound_method, s.bound_group, s.error = True, s.method, s.blend_group, state.bindings[obj.name].render_note
-    modes.apply_mode(obj)
+    try:
+        modes.apply_mode(obj)  # (its first frame skinned: a pose skn cannot take fails here)
+    except Exception:  # as it was: the modifier given back
+        unbind(obj)
+        raise
 
 
 def unbind(obj, keep_shape=False, forget_armature=False):

@@ -385,7 +385,9 @@ class Skeleton:
         segment's posed matrix. With the rest frames, posed rest^-1 is Blender's deform matrix D_k.
         `stamp`: a count the caller changes whenever a pose may have changed (the add-on's: each
         update and frame). Skeletons of one armature asked with the same stamp share one reading,
-        read-only: a character's meshes, each bound, read a Rigify rig's 560 segments once."""
+        read-only: a character's meshes, each bound, read a Rigify rig's 560 segments once. A
+        collapsed B-Bone's segments (_read_posed) keep Blender's last row of 0, which the posed
+        frames' products carry: affine(), before skn takes them."""
         if stamp is None:
             return self._read_posed(arm)
         key = (arm.as_pointer(), self.signature)
@@ -416,6 +418,11 @@ class Skeleton:
             flat = numpy.empty((len(segments), 4, 4))
             flat[:, :3] = top.reshape(-1, 3, 4)
             flat[:, 3] = (0.0, 0.0, 0.0, 1.0)
+            # a B-Bone posed singular (scaled to 0 along an axis, or under a parent that is) has
+            # every segment matrix the zero 4x4, its last row too: Blender's spline takes the pose's
+            # scale out and back through an inverse, and invert_m4_m4 gives the zero matrix where
+            # none exists. The modifier then moves the bone's points to the armature's origin.
+            flat[~top.reshape(-1, 12).any(axis=1), 3, 3] = 0.0
             out[self.segment_joints] = pose[self.segment_owner] @ flat
         return out
 
@@ -456,12 +463,20 @@ def preserve_volume_matrices(deform, base, base_inverse):
     big = scaled[pick]
     if big.any():
         both = deform[pick[big]] @ base[pick[big]]
-        kept = numpy.zeros_like(both)
+        kept = numpy.zeros_like(both)  # B: a rotation, or Blender's quaternion of zero columns (_keep_y)
         kept[:, :3, :3], kept[:, :3, 3], kept[:, 3, 3] = _keep_y(both[:, :3, :3]), both[:, :3, 3], 1.0
+        flat = ~kept[:, :3, :3].any(axis=1).all(axis=1)
+        if flat.any():
+            kept[flat, :3, :3] = quaternion_matrices(blender_quaternions(kept[flat, :3, :3]))
         rigid[big] = kept @ base_inverse[pick[big]]
-        unkept = numpy.zeros_like(both)  # kept^-1 both: B's translation is both's, so none is left
-        unkept[:, :3, :3], unkept[:, 3, 3] = kept[:, :3, :3].transpose(0, 2, 1) @ both[:, :3, :3], 1.0
+        # B^-1 (D base), w its last row's (0 only for a collapsed B-Bone's segment, Skeleton._read_posed)
+        w = both[:, 3, 3]
+        unkept = numpy.zeros_like(both)
+        rt = kept[:, :3, :3].transpose(0, 2, 1)
+        unkept[:, :3, :3], unkept[:, 3, 3] = rt @ both[:, :3, :3], w
+        unkept[:, :3, 3] = (rt @ both[:, :3, 3, None])[:, :, 0] * (1.0 - w)[:, None]
         shear = base[pick[big]] @ unkept @ base_inverse[pick[big]]
+        shear[:, 3] = (0.0, 0.0, 0.0, 1.0)  # S p as a point again (mul_m4_v3, then the rigid part)
     e = numpy.zeros_like(rigid)
     e[:, :3, :3] = quaternion_matrices(blender_quaternions(rigid[:, :3, :3]))
     e[:, :3, 3], e[:, 3, 3] = rigid[:, :3, 3], 1.0
@@ -473,11 +488,25 @@ def preserve_volume_matrices(deform, base, base_inverse):
 
 def _keep_y(m):
     """Rotations from 3x3s (n, 3, 3): Y the column's direction, X in the plane of X and Y (Blender's
-    orthogonalize_m4(m, 1))."""
-    y = m[:, :, 1] / numpy.linalg.norm(m[:, :, 1], axis=1)[:, None]
-    z = numpy.cross(m[:, :, 0], m[:, :, 1])
-    z /= numpy.linalg.norm(z, axis=1)[:, None]
+    orthogonalize_m4(m, 1)). A joint scaled to 0 along an axis has no such plane: a zero vector
+    normalised stays zero (Blender's normalize_v3), leaving zero columns, and Blender goes on with
+    that matrix's quaternion (blender_quaternions), a rotation."""
+    y = _unit(m[:, :, 1])
+    z = _unit(numpy.cross(m[:, :, 0], m[:, :, 1]))
     return numpy.stack([numpy.cross(y, z), y, z], axis=2)
+
+
+def _unit(v):
+    """Rows of v (n, 3) normalised, those of length 0 (to Blender's 1e-35 on the square) left 0."""
+    square = numpy.square(v).sum(axis=1)
+    return v / numpy.sqrt(numpy.where(square > 1e-35, square, numpy.inf))[:, None]
+
+
+def affine(m):
+    """(n, 4, 4) matrices with their last row 0, 0, 0, 1, as skn takes them: a collapsed B-Bone's
+    segments (Skeleton._read_posed) have 0 there, and only their top three rows move a point."""
+    m[:, 3] = (0.0, 0.0, 0.0, 1.0)
+    return m
 
 
 def _branch_forms():
