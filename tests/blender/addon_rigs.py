@@ -590,6 +590,24 @@ def flattened():
     check("a bone flattened along its length: the refused Bind leaves the modifier as it was",
           mod.object == arm and mod.show_viewport and "skn" not in obj.modifiers and
           not [n for n in helpers_left() if n.startswith(obj.name + " (skn ")])
+    for frame, s in ((1, 1.0), (9, 0.0), (13, 0.0), (20, 1.0)):  # flattened only for frames 9-13
+        arm.pose.bones["b1"].scale = (1.0, s, 1.0)
+        arm.pose.bones["b1"].keyframe_insert("scale", frame=frame)
+    mod.use_deform_preserve_volume = False
+    bpy.context.scene.frame_set(20)
+    want = world(obj, evaluated(obj))
+    bpy.context.scene.frame_set(1)
+    activate(obj)
+    result, _ = operator(bpy.ops.skn.bind)
+    bpy.context.scene.frame_set(9)
+    said = obj.skn.error
+    bpy.context.scene.frame_set(20)
+    worst = float(numpy.linalg.norm(world(obj, evaluated(obj)) - want, axis=1).max()) / diagonal(obj)
+    check("a bone flattened along its length at frames 9-13: the panel names the B-Bone there, and at "
+          "frame 20 the message is gone and the mesh is the modifier's", result == {"FINISHED"} and
+          "bone b2 has no shape in this pose" in said and obj.skn.error == "" and worst <= TOLERANCE,
+          f"{said!r}, then {obj.skn.error!r}; worst {worst:.2e} of the diagonal")
+    bpy.ops.skn.unbind()
 
 
 def rigify_human():

@@ -10,12 +10,18 @@ from . import core, live, modes, state, takeover, workflows
 
 
 def _each_bound(fn):
-    """fn(obj) for every bound object; an error goes to the object's panel, never a traceback a frame."""
+    """fn(obj) for every bound object; an error goes to the object's panel, never a traceback a frame,
+    and goes from it at the first call that succeeds (a pose skn could not take, left)."""
     for obj in live.bound_objects():
         try:
             fn(obj)
         except Exception as e:
-            obj.skn.error = str(e)
+            obj.skn.error = state.call_errors[obj.name] = str(e)
+        else:
+            said = state.call_errors.pop(obj.name, None)
+            if said is not None and obj.skn.error == said:
+                b = state.bindings.get(obj.name)
+                obj.skn.error = b.render_note if b is not None else ""
 
 
 def edited_meshes(depsgraph):
@@ -183,6 +189,7 @@ def after_load(*_):
     state.own_changes.clear()
     state.bone_ids.clear()
     state.stacks.clear()
+    state.call_errors.clear()
     state.saving[0] = False
     _each_bound(takeover.take_over)
 

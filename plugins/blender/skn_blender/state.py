@@ -15,3 +15,4 @@ stacks = {}  # object name -> its modifiers' names at the last update (workflows
 render_handed = set()  # objects the modifier deforms during the render running (handlers.before_render)
 generation = [0]  # counts updates and frames: a change anywhere may add a reader or disable a rig
 rigs_seen = {}  # (armature name, render) -> (generation, whether Blender poses it): takeover.rig_evaluated
+call_errors = {}  # object name -> the error a handler's call last showed in its panel (handlers._each_bound)
