@@ -556,7 +556,7 @@ def flattened():
     split skn defines (skn_dqs_scale): where those points share weight with another bone skn's
     mesh is not Blender's (docs/blender.md), so Preserve Volume is held only where they do not.
     Flattened along its length instead, the B-Bone below has segments that are not numbers in
-    Blender (the modifier's points too): Bind is refused, naming it."""
+    Blender, and the modifier leaves its points without a position: skn leaves the same."""
     arm = chain("FlatRig", 4)
     arm.data.bones["b2"].bbone_segments = 4
     arm.pose.bones["b1"].scale = (0.0, 1.0, 1.0)
@@ -579,33 +579,65 @@ def flattened():
         check(f"a bone flattened to 0 DQS: the modifier's mesh at the {int(alone.sum())} points of one bone",
               worst <= TOLERANCE, f"worst {worst:.2e} of the diagonal")
         bpy.ops.skn.unbind()
-    arm.pose.bones["b1"].scale = (1.0, 0.0, 1.0)  # along its length: Blender's B-Bone below it has no shape
-    bpy.context.scene.frame_set(1)
-    broken = bool(numpy.isnan(evaluated(obj)).any())
-    activate(obj)
-    result, report = operator(bpy.ops.skn.bind)
-    check("a bone flattened along its length: the modifier's B-Bone below is not numbers, and Bind is "
-          "refused naming it", broken and result == {"CANCELLED"} and not obj.skn.bound and
-          "bone b2 has no shape in this pose" in report, report)
-    check("a bone flattened along its length: the refused Bind leaves the modifier as it was",
-          mod.object == arm and mod.show_viewport and "skn" not in obj.modifiers and
-          not [n for n in helpers_left() if n.startswith(obj.name + " (skn ")])
-    for frame, s in ((1, 1.0), (9, 0.0), (13, 0.0), (20, 1.0)):  # flattened only for frames 9-13
+    for frame, s in ((1, 1.0), (9, 0.0), (13, 0.0), (20, 1.0)):  # flattened along its length at 9-13
         arm.pose.bones["b1"].scale = (1.0, s, 1.0)
         arm.pose.bones["b1"].keyframe_insert("scale", frame=frame)
-    mod.use_deform_preserve_volume = False
-    bpy.context.scene.frame_set(20)
-    want = world(obj, evaluated(obj))
+    for method in ("LINEAR", "DQS"):
+        mod.use_deform_preserve_volume = method == "DQS"
+        want = frames_of(obj)
+        lost = [numpy.isnan(w).any(axis=1) for w in want]
+        activate(obj)
+        bpy.context.scene.frame_set(1)
+        result, report = operator(bpy.ops.skn.bind)
+        got = frames_of(obj)
+        same = all(numpy.array_equal(numpy.isnan(g).any(axis=1), n) for g, n in zip(got, lost))
+        worst = max(float(numpy.linalg.norm(g[~n] - w[~n], axis=1).max()) for g, w, n in zip(got, want, lost))
+        worst /= diagonal(obj)
+        check(f"a bone flattened along its length at frames 9-13 {method}: the B-Bone below's points have no "
+              "position there, as the modifier leaves them, and the rest of the mesh is the modifier's",
+              result == {"FINISHED"} and same and sum(int(n.sum()) for n in lost) > 0 and worst <= TOLERANCE,
+              f"{report} {[int(n.sum()) for n in lost]} lost by the modifier, "
+              f"{[int(numpy.isnan(g).any(axis=1).sum()) for g in got]} by skn; worst {worst:.2e} of the diagonal")
+        bpy.ops.skn.unbind()
+
+
+def failing_poses():
+    """A pose skn cannot take (set_pose made to fail, as it fails for a pose that is not numbers):
+    at Bind's first frame Bind is refused and the modifier left as it was; at a later frame the
+    panel says why, and the message goes at the next frame skinned."""
+    core = sys.modules["skn_blender.core"]
+    arm = chain("FailRig", 2)
+    key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (0, 0, 60))]})
+    obj = tube("Failing", 2.0, 0.25, 21, 8)
+    weigh_along(obj, ["b0", "b1"], 1.0)
+    mod = attach(obj, arm)
+    want = frames_of(obj)
+    real = core.Binding.set_pose
+
+    def failing(*_, **__):
+        raise ValueError("a pose skn cannot take (the test's)")
     bpy.context.scene.frame_set(1)
     activate(obj)
-    result, _ = operator(bpy.ops.skn.bind)
-    bpy.context.scene.frame_set(9)
-    said = obj.skn.error
+    core.Binding.set_pose = failing
+    try:
+        result, report = operator(bpy.ops.skn.bind)
+    finally:
+        core.Binding.set_pose = real
+    check("a Bind whose first frame fails is refused, the modifier left as it was",
+          result == {"CANCELLED"} and "the test's" in report and not obj.skn.bound and mod.object == arm and
+          "skn" not in obj.modifiers and not [n for n in helpers_left() if n.startswith(obj.name + " (skn ")],
+          report)
+    result, report = operator(bpy.ops.skn.bind)
+    core.Binding.set_pose = failing
+    try:
+        bpy.context.scene.frame_set(9)
+        said = obj.skn.error
+    finally:
+        core.Binding.set_pose = real
     bpy.context.scene.frame_set(20)
-    worst = float(numpy.linalg.norm(world(obj, evaluated(obj)) - want, axis=1).max()) / diagonal(obj)
-    check("a bone flattened along its length at frames 9-13: the panel names the B-Bone there, and at "
-          "frame 20 the message is gone and the mesh is the modifier's", result == {"FINISHED"} and
-          "bone b2 has no shape in this pose" in said and obj.skn.error == "" and worst <= TOLERANCE,
+    worst = float(numpy.linalg.norm(world(obj, evaluated(obj)) - want[-1], axis=1).max()) / diagonal(obj)
+    check("a frame skn cannot pose: the panel says why there, the message gone at the next frame skinned",
+          result == {"FINISHED"} and "the test's" in said and obj.skn.error == "" and worst <= TOLERANCE,
           f"{said!r}, then {obj.skn.error!r}; worst {worst:.2e} of the diagonal")
     bpy.ops.skn.unbind()
 
@@ -1018,6 +1050,7 @@ def main():
     negative_scale()
     zero_scale()
     flattened()
+    failing_poses()
     modifiers_above()
     corrective_keys()
     rigify_human()

@@ -451,8 +451,10 @@ class Binding:
         self.split_blend = False
         if self.pose is not None:  # D_k = posed rest^-1 (notes §3), taken to the bind frames
             posed = self.posed(arm) if posed is None else posed
-            if not numpy.isfinite(posed).all():
-                raise ValueError(self._shapeless(posed))
+            bad = ~numpy.isfinite(posed).all(axis=(1, 2))
+            self.unshaped = self._unshaped(bad) if bad.any() else None
+            if self.unshaped is not None:  # any frame: their points are left without a position (deform)
+                posed = numpy.where(bad[:, None, None], numpy.eye(4), posed)
             if key in ("DQS", "BLEND"):  # Preserve Volume: D_k as Blender's dual quaternion applies it
                 deform = posed @ self.inverse_rest
                 volume = rules.preserve_volume_matrices(deform, self.volume_base, self.volume_base_inverse)
@@ -472,14 +474,15 @@ class Binding:
                     pose.set_morph_weights(values)
         return METHODS[key]
 
-    def _shapeless(self, posed):
-        """Why a pose with joints that are not numbers is refused: a B-Bone under a bone scaled to 0
-        along its length, whose segments Blender makes of a division by that length."""
-        joint = int(numpy.argmax(~numpy.isfinite(posed).all(axis=(1, 2))))
-        bone = self.skeleton.bones[int(numpy.searchsorted(self.skeleton.first, joint, side="right")) - 1]
-        return (f"bone {bone.name} has no shape in this pose: it or a parent is scaled to 0 along its length, "
-                "and Blender's B-Bone segments are then not numbers (the Armature modifier gives its points "
-                "no position either)")
+    def _unshaped(self, bad):
+        """The vertices the modifier gives no position (not numbers) where joints are not numbers
+        (`bad`): a B-Bone under a bone scaled to 0 along its length, whose inner segments Blender
+        makes of a division by that length. Those with weight on such a joint; a segment's weight
+        of 0 (a point where its segment starts) Blender skips."""
+        vertex = numpy.repeat(numpy.arange(self.vertex_count), numpy.diff(self.inputs.offsets.astype(numpy.int64)))
+        return numpy.unique(vertex[bad[self.inputs.joints] & (self.inputs.weights > 0)])
+
+    unshaped = None  # set_pose's: _unshaped, or None
 
     split_blend = False  # set_pose's: Blend's Linear and Dual Quaternion ends posed apart (deform)
     dual_pose = None     # the Dual Quaternion end's pose there
@@ -535,6 +538,8 @@ class Binding:
             out = self.to_object(self._skin(kind, out=into))
             if self.mask is not None:  # the mask scales the displacement (notes §4)
                 out = points + (self.mask[:, None] * (out - points)).astype(numpy.float32)
+            if self.unshaped is not None:  # as the modifier leaves them (a vertex the mask keeps out, it skips)
+                out[self.unshaped if self.mask is None else self.unshaped[self.mask[self.unshaped] > 0]] = numpy.nan
         for part in self.multi:  # each keeps its mask's share of the result before it (notes §4)
             d, _ = part.binding.deform(obj, part.armature(obj, depsgraph), part.method)
             keep = part.keep[:, None]
