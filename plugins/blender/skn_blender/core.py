@@ -453,7 +453,7 @@ class Binding:
             posed = self.posed(arm) if posed is None else posed
             bad = ~numpy.isfinite(posed).all(axis=(1, 2))
             self.unshaped = self._unshaped(bad) if bad.any() else None
-            if self.unshaped is not None:  # any frame: their points are left without a position (deform)
+            if self.unshaped is not None:  # a finite stand-in: their points get no position (deform)
                 posed = numpy.where(bad[:, None, None], numpy.eye(4), posed)
             if key in ("DQS", "BLEND"):  # Preserve Volume: D_k as Blender's dual quaternion applies it
                 deform = posed @ self.inverse_rest
