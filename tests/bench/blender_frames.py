@@ -7,7 +7,9 @@ weighted to the two bones nearest it, the bones keyed over 20 frames; at
 50,000 and 200,000 vertices, four ways: plain bones; B-Bones of 8 segments;
 plain bones and two shape keys, one of them keyed; plain bones under a Mirror
 modifier above the Armature modifier (twice the vertices reach it, through
-the add-on's helper objects); and a Rigify human (the Human metarig generated,
+the add-on's helper objects); at 50,000 also the keyed tube with a
+Subdivision Surface (level 1) below the Armature modifier, as a character's
+face with animated keys is usually set up; and a Rigify human (the Human metarig generated,
 B-Bones among its deform bones, automatic weights, two shape keys), alone,
 with four clothes (copies of the body on the same armature, no keys): a
 character of several meshes, each bound, and alone again with its keyed key
@@ -37,10 +39,12 @@ from arm_scene import chain_rig, rigify_human  # noqa: E402
 import bpy  # noqa: E402
 
 BONES, SEGMENTS, RUNS, FRAMES, CLOTHES = 60, 40, 5, 20, 4
+SUBSURF_UPTO = 50_000  # the Subdivision row's sizes (at 200,000 vertices a frame takes half a second)
 
 
 def build(vertices, kind):
-    """The tube (`kind`: "bones", "B-Bones", "shape keys" or "Mirror above") on its own keyed chain."""
+    """The tube (`kind`: "bones", "B-Bones", "shape keys", "keys, Subsurf" or "Mirror above") on its own
+    keyed chain."""
     arm = chain_rig(f"Rig{kind}{vertices}", BONES, 0.1)
     if kind == "B-Bones":
         for bone in arm.data.bones:
@@ -78,7 +82,9 @@ def build(vertices, kind):
         for index, weight in ((first == b, 1 - (t - first)), (first + 1 == b, t - first)):
             for w in numpy.unique(numpy.round(weight[index], 3)):
                 g.add(numpy.nonzero(index & (numpy.round(weight, 3) == w))[0].tolist(), float(w), "REPLACE")
-    if kind == "shape keys":
+    if kind == "keys, Subsurf":
+        obj.modifiers.new("Subdivision", "SUBSURF").levels = 1
+    if kind in ("shape keys", "keys, Subsurf"):
         obj.shape_key_add(name="Basis")
         for name, scale in (("Wide", 1.3), ("Flat", 0.7)):
             key = obj.shape_key_add(name=name, from_mix=False)
@@ -159,7 +165,8 @@ def main():
           f"{BONES} bones, 2 influences a vertex")
     print(f"{'vertices':>9} {'setup':12} {'method':7} {'modifier':>9} {'skn CPU':>8} {'modifier/skn':>13}")
     for vertices in sizes:
-        for kind in ("bones", "B-Bones", "shape keys", "Mirror above"):
+        kinds = ("bones", "B-Bones", "shape keys", "Mirror above") + (("keys, Subsurf",) if vertices <= SUBSURF_UPTO else ())
+        for kind in kinds:
             arm, obj = build(vertices, kind)
             compare(arm, obj, kind)
             bpy.data.objects.remove(obj)

@@ -989,6 +989,94 @@ def result_helper(addon):
     bpy.ops.skn.unbind()
 
 
+def keyed_arm(name, arm, below=()):
+    """The arm's cylinder with a shape key keyed from 0 at frame 1 to 1 at frame 10 (it swells), and
+    the modifiers `below` (types) after the Armature modifier."""
+    obj = mesh(name, arm)
+    obj.shape_key_add(name="Basis")
+    swell = obj.shape_key_add(name="Swell", from_mix=False)
+    for p in swell.data:
+        p.co.y, p.co.z = 1.4 * p.co.y, 1.4 * p.co.z
+    for frame, value in ((1, 0.0), (10, 1.0)):
+        swell.value = value
+        swell.keyframe_insert("value", frame=frame)
+    for kind in below:
+        m = obj.modifiers.new({"PARTICLE_SYSTEM": "Hair"}.get(kind, kind), kind)  # (hair_of's name)
+        if kind == "SUBSURF":
+            m.levels = 1
+    return obj
+
+
+def first_pass(addon):
+    """The frame's first pass (stack.py): a bound mesh whose animated shape keys make Blender evaluate
+    it before skn's handler gives nothing there (the modifiers below it with nothing to do), from the
+    second frame played on; after the handler, every frame, the modifier's twin's, the result helper
+    at scale 1. Not for a mesh Blender does not evaluate there (no keys), nor one with hair below
+    (its particles grown again from the pose at each change of the vertex count), whose hair stays
+    where the modifier puts it; a frame whose refresh fails leaves the mesh with its last result."""
+    scene = bpy.context.scene
+    arm = rig("Pass")
+    obj, twin = keyed_arm("Pass", arm, ("SUBSURF",)), keyed_arm("PassTwin", arm, ("SUBSURF",))
+    plain = mesh("PassPlain", arm)
+    hairy = keyed_arm("PassHairy", arm, ("PARTICLE_SYSTEM",))
+    settings = hairy.particle_systems[0].settings
+    settings.type, settings.count, settings.hair_length = "HAIR", 100, 0.2
+    scene.frame_set(1)
+    hair_want = {}
+    for f in range(2, 11):
+        scene.frame_set(f)
+        hair_want[f] = hair_of(hairy)
+    scene.frame_set(1)
+    for o in (obj, plain, hairy):
+        activate(o)
+        bpy.ops.skn.bind()
+    first = {o.name: [] for o in (obj, plain, hairy)}  # per frame: (its helper's scale, its vertices) in pass 0
+
+    def spy(scene, depsgraph):  # ahead of skn's handler: what the first pass left
+        for o in (obj, plain, hairy):
+            ev = o.evaluated_get(depsgraph)
+            first[o.name].append((o.skn.stack_offsets.scale[0], len(ev.data.vertices)))
+    bpy.app.handlers.frame_change_post.insert(0, spy)
+    worst, hair_worst, scales = 0.0, 0.0, []
+    failing, refresh = {"frame": 7}, addon.live.refresh
+
+    def refresh_failing(o, *args, **kwargs):
+        if o == obj and scene.frame_current == failing["frame"]:
+            raise RuntimeError("made to fail")
+        return refresh(o, *args, **kwargs)
+    addon.live.refresh = refresh_failing
+    try:
+        for f in range(2, 11):
+            scene.frame_set(f)
+            got, want = evaluated(obj), evaluated(twin)
+            if f == failing["frame"]:
+                kept = len(got) == len(want) and obj.skn.stack_offsets.scale[0] == 1.0 and \
+                    "made to fail" in obj.skn.error
+                continue
+            worst = max(worst, float(numpy.abs(got - want).max()) if len(got) == len(want) else numpy.inf)
+            scales.append(tuple(o.skn.stack_offsets.scale) for o in (obj, plain, hairy))
+            hair_worst = max(hair_worst, float(numpy.abs(hair_of(hairy) - hair_want[f]).max()))
+    finally:
+        addon.live.refresh = refresh
+        bpy.app.handlers.frame_change_post.remove(spy)
+    skipped = [n == 0 and scale == 0.0 for scale, n in first[obj.name]]
+    check("the frame's first pass: a keyed mesh, Subdivision below, gives nothing there from the second frame "
+          "played on (and the second after a frame that wrote nothing)",
+          skipped == [f not in (2, failing["frame"] + 1) for f in range(2, 11)], str(first[obj.name]))
+    check("... after skn's handler every frame the modifier's twin's, its helper at scale 1",
+          worst < 1e-5 and all(s == (1.0, 1.0, 1.0) for row in scales for s in row), f"max {worst:.2e}")
+    check("... a frame whose refresh fails: the mesh keeps its last result, the helper at scale 1, the panel says why",
+          kept, obj.skn.error)
+    check("... a mesh without keys (not evaluated there) and one with hair below: never",
+          not any(scale == 0.0 for name in (plain.name, hairy.name) for scale, _ in first[name]),
+          f"{first[plain.name]} {first[hairy.name]}")
+    check("... the hair's roots and tips where the modifier puts them at every frame", hair_worst < 1e-5,
+          f"max {hair_worst:.2e}")
+    for o in (obj, plain, hairy):
+        activate(o)
+        bpy.ops.skn.unbind()
+
+
 def rig_not_posed(addon):
     """An armature Blender does not pose of itself (disabled in the viewport, in an excluded
     collection) poses only for an enabled Armature modifier: there the modifier deforms the bound
@@ -1363,6 +1451,7 @@ def main():
     armature_gone()
     rig_not_posed(skn_blender)
     result_helper(skn_blender)
+    first_pass(skn_blender)
     gpu_mode_readers(skn_blender)
     gpu_mode_instanced(skn_blender)
     rendered_animation()

@@ -6,7 +6,7 @@ exporter (wrapped: Blender 3.4 has no export handlers), and a file opened (skn t
 
 import bpy
 
-from . import core, live, modes, state, takeover, workflows
+from . import core, live, modes, stack, state, takeover, workflows
 
 
 def _each_bound(fn):
@@ -41,16 +41,67 @@ def edited_meshes(depsgraph):
 
 
 @bpy.app.handlers.persistent
+def before_frame(scene, *_):
+    """Before a frame's first pass: the bound meshes the last frame found evaluated there by their
+    own animation (_first_passes) give nothing in it (stack.py, the frame's first pass), where
+    nothing below them keeps state. Not for a render's frames, nor while saving."""
+    if state.saving[0] or state.rendering[0]:
+        state.skip_next.clear()
+        return
+    for name in state.skip_next:
+        obj = bpy.data.objects.get(name)
+        o = stack.helpers(obj)[1] if obj is not None and obj.skn.bound else None
+        if o is not None and obj.skn.live and obj.mode == "OBJECT" and not modes.gpu_drawn(obj) and \
+                stack.skippable(obj, takeover.below(obj)):
+            stack.skip_pass(o)
+            state.skipped[name] = o
+    state.skip_next.clear()
+
+
+def _unskip_all():
+    """Every result helper before_frame scaled to 0 back at 1: first thing in a frame's handler,
+    whatever happens after (an empty helper would leave its mesh with nothing to show)."""
+    for o in state.skipped.values():
+        try:
+            stack.unskip(o)
+        except ReferenceError:  # (removed since)
+            pass
+    state.skipped.clear()
+
+
+def _first_passes(depsgraph, written):
+    """The bound meshes (names) of `written`, those skn skinned this frame, that Blender evaluated
+    in the frame's first pass for reasons of their own: their shape keys (the Key) or their input
+    helper (the modifiers above) updated there. Frames run on, so the next is taken to do the same
+    (before_frame)."""
+    if depsgraph is None or not written:
+        return set()
+    updated = {u.id.original.as_pointer() for u in depsgraph.updates
+               if isinstance(u.id, (bpy.types.Key, bpy.types.Object))}
+    out = set()
+    for obj in written:
+        key, h = obj.data.shape_keys, obj.skn.stack_input
+        if (key is not None and key.as_pointer() in updated) or (h is not None and h.as_pointer() in updated):
+            out.add(obj.name)
+    return out
+
+
+@bpy.app.handlers.persistent
 def on_frame(scene, depsgraph=None):
     """A frame (the viewport's, or a render's: its depsgraph's, which the original objects do not show)."""
+    _unskip_all()
+    written = []
+
     def one(obj):
         if not takeover.handed_over(obj):
             takeover.take_over(obj)
-            if obj.skn.live:
-                live.refresh(obj, depsgraph=depsgraph)
+            if obj.skn.live and live.refresh(obj, depsgraph=depsgraph) is not None:
+                written.append(obj)
     if not state.saving[0]:
         state.generation[0] += 1
         _each_bound(one)
+        viewport = depsgraph is not None and depsgraph.as_pointer() == bpy.context.view_layer.depsgraph.as_pointer()
+        state.skip_next = _first_passes(depsgraph, written) if viewport and not state.rendering[0] else set()
 
 
 @bpy.app.handlers.persistent
@@ -186,6 +237,8 @@ def after_load(*_):
     """A file saved while bound: skn takes the deformation over again."""
     state.bindings.clear()
     state.last_key.clear()
+    state.skip_next.clear()
+    state.skipped.clear()
     state.own_changes.clear()
     state.bone_ids.clear()
     state.stacks.clear()
@@ -200,7 +253,8 @@ def _after_enable():
     return None  # a timer that runs once
 
 
-HANDLERS = ((bpy.app.handlers.frame_change_post, on_frame), (bpy.app.handlers.depsgraph_update_post, on_update),
+HANDLERS = ((bpy.app.handlers.frame_change_pre, before_frame), (bpy.app.handlers.frame_change_post, on_frame),
+            (bpy.app.handlers.depsgraph_update_post, on_update),
             (bpy.app.handlers.save_pre, before_save), (bpy.app.handlers.save_post, after_save),
             (bpy.app.handlers.load_post, after_load), (bpy.app.handlers.render_init, before_render),
             (bpy.app.handlers.render_complete, after_render), (bpy.app.handlers.render_cancel, after_render))

@@ -203,3 +203,45 @@ def _check_layout(mesh, points):
     blender = numpy.array([tuple(vertices[i].co) for i in rows], numpy.float32)
     if numpy.array_equal(view[list(rows)], wanted) and numpy.array_equal(blender, wanted):
         _layouts[mesh.as_pointer()] = (first, stride, view)
+
+
+# ---- the frame's first pass ----
+#
+# A frame change evaluates the scene in two passes (Blender's BKE_scene_graph_update_for_newframe):
+# pass 0 at the new frame, then the frame_change_post handlers (skn's writes the result helper),
+# then pass 1 for what they changed. A bound mesh whose shape keys are animated is evaluated in
+# pass 0 as well, as the keys move: the "skn" modifier there puts the last frame's result, and every
+# modifier below runs on it (a Subdivision Surface, a Corrective Smooth), for a mesh that pass 1
+# replaces before anything draws it. A result helper scaled to 0 (the node group's Switch,
+# takeover.node_group) makes the "skn" modifier give no geometry in pass 0, so the modifiers below
+# have nothing to do; skn's handler scales it back to 1 before it writes (handlers.on_frame), and
+# pass 1 evaluates the mesh as before. handlers.before_frame decides which meshes (those the last
+# frame found so, handlers._first_passes), and skippable whether one may.
+
+# Modifiers that, below the "skn" modifier, give the same result in pass 1 whatever they had in pass
+# 0: they keep nothing from one evaluation to the next. Others keep state that an empty pass would
+# reset (Cloth, Soft Body, Collision and Dynamic Paint caches, particles and hair, which Blender
+# grows again when the vertex count changes; a Laplacian Deform's bind), and keep the first pass.
+STATELESS = frozenset((
+    "SUBSURF", "CORRECTIVE_SMOOTH", "SMOOTH", "LAPLACIANSMOOTH", "SOLIDIFY", "MIRROR", "BEVEL", "TRIANGULATE",
+    "WEIGHTED_NORMAL", "NORMAL_EDIT", "DISPLACE", "DATA_TRANSFER", "SHRINKWRAP", "EDGE_SPLIT", "WELD", "DECIMATE",
+    "WIREFRAME", "NODES", "SIMPLE_DEFORM", "CAST", "WAVE", "UV_PROJECT", "UV_WARP", "VERTEX_WEIGHT_EDIT",
+    "VERTEX_WEIGHT_MIX", "VERTEX_WEIGHT_PROXIMITY", "MASK", "ARMATURE", "LATTICE", "CURVE", "HOOK"))
+
+
+def skippable(obj, below):
+    """Whether obj's "skn" modifier may give nothing in pass 0: every modifier `below` it that is on
+    in the viewport keeps no state (STATELESS), and the object is no rigid body (Blender's
+    simulation steps in pass 0, from the evaluated mesh)."""
+    return obj.rigid_body is None and all(m.type in STATELESS for m in below if m.show_viewport)
+
+
+def skip_pass(o):
+    """The result helper `o` scaled to 0: the "skn" modifier gives no geometry until unskip."""
+    o.scale = (0.0, 0.0, 0.0)
+
+
+def unskip(o):
+    """The result helper at scale 1 again: the "skn" modifier puts the vertices at its points."""
+    if tuple(o.scale) != (1.0, 1.0, 1.0):
+        o.scale = (1.0, 1.0, 1.0)

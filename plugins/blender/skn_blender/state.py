@@ -16,3 +16,5 @@ render_handed = set()  # objects the modifier deforms during the render running 
 generation = [0]  # counts updates and frames: a change anywhere may add a reader or disable a rig
 rigs_seen = {}  # (armature name, render) -> (generation, whether Blender poses it): takeover.rig_evaluated
 call_errors = {}  # object name -> the error a handler's call last showed in its panel (handlers._each_bound)
+skip_next = set()  # object names whose "skn" modifier gives nothing in the next frame's first pass (handlers)
+skipped = {}  # object name -> its result helper scaled to 0 for this frame's first pass (handlers.before_frame)

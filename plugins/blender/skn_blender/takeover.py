@@ -42,11 +42,65 @@ def node_group():
     has as many points as the mesh has vertices here, on none otherwise (a helper with no points
     yet, or a mesh whose vertices changed before the next refresh: it stays as its input). Its
     "Input" names the input helper where there are modifiers above, unused but for the depsgraph:
-    Blender evaluates it because it is named. (Made once; "skn" 3 tells it from the groups of
-    earlier versions of the add-on: 2 added offsets from the helper, 1 read an attribute.)"""
+    Blender evaluates it because it is named. A result helper scaled to 0 gives no geometry at all
+    (a Switch on its Scale): the frame's first pass, which skn's result follows (stack.skip_pass).
+    (Made once; "skn" 4 tells it from the groups of earlier versions of the add-on: 3 had no
+    Switch, 2 added offsets from the helper, 1 read an attribute.)"""
     ng = bpy.data.node_groups.get(GROUP)
-    if ng is not None and ng.bl_idname == "GeometryNodeTree" and ng.get("skn") == 3:
+    if ng is not None and ng.bl_idname == "GeometryNodeTree" and ng.get("skn") == 4:
         return ng
+    ng = bpy.data.node_groups.new(GROUP, "GeometryNodeTree")
+    ng["skn"] = 4
+    ng.inputs.new("NodeSocketGeometry", "Geometry")
+    ng.inputs.new("NodeSocketObject", "Result")
+    ng.inputs.new("NodeSocketObject", "Input")
+    ng.outputs.new("NodeSocketGeometry", "Geometry")
+    nodes, links = ng.nodes, ng.links
+    given, result = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
+    points, read = nodes.new("GeometryNodeObjectInfo"), nodes.new("GeometryNodeObjectInfo")
+    points.transform_space = read.transform_space = "ORIGINAL"
+    links.new(given.outputs["Result"], points.inputs["Object"])
+    links.new(given.outputs["Input"], read.inputs["Object"])
+    sample = nodes.new("GeometryNodeSampleIndex")
+    sample.data_type, sample.domain = "FLOAT_VECTOR", "POINT"
+    links.new(points.outputs["Geometry"], sample.inputs["Geometry"])
+    vector = next(i for i in sample.inputs if i.type == "VECTOR")  # (Value: one socket a data type)
+    links.new(nodes.new("GeometryNodeInputPosition").outputs[0], vector)
+    links.new(nodes.new("GeometryNodeInputIndex").outputs[0], sample.inputs["Index"])
+    counts = []
+    for source in (given.outputs["Geometry"], points.outputs["Geometry"]):
+        size = nodes.new("GeometryNodeAttributeDomainSize")
+        size.component = "MESH"
+        links.new(source, size.inputs["Geometry"])
+        counts.append(size.outputs["Point Count"])
+    same = nodes.new("FunctionNodeCompare")
+    same.data_type, same.operation = "INT", "EQUAL"
+    for count, name in zip(counts, ("A_INT", "B_INT")):
+        links.new(count, next(i for i in same.inputs if i.identifier == name))
+    move = nodes.new("GeometryNodeSetPosition")
+    links.new(given.outputs["Geometry"], move.inputs["Geometry"])
+    links.new(same.outputs["Result"], move.inputs["Selection"])
+    links.new(next(o for o in sample.outputs if o.type == "VECTOR"), move.inputs["Position"])
+    links.new(_shown(ng, points, move), result.inputs[0])
+    return ng
+
+
+def _shown(ng, points, move):
+    """The group's output: Set Position's geometry where the result helper's scale is 1, nothing
+    (an empty geometry: the Switch's False left unlinked) where it is 0 (stack.skip_pass). The
+    geometry Switch of Blender 3.4 reads its second Switch socket (the first is for fields)."""
+    nodes, links = ng.nodes, ng.links
+    axes = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(points.outputs["Scale"], axes.inputs[0])
+    shown = nodes.new("FunctionNodeCompare")
+    shown.data_type, shown.operation = "FLOAT", "GREATER_THAN"
+    links.new(axes.outputs["X"], shown.inputs[0])
+    shown.inputs[1].default_value = 0.5
+    switch = nodes.new("GeometryNodeSwitch")
+    switch.input_type = "GEOMETRY"
+    links.new(shown.outputs["Result"], next(i for i in switch.inputs if i.identifier == "Switch_001"))
+    links.new(move.outputs["Geometry"], next(i for i in switch.inputs if i.identifier == "True_006"))
+    return next(o for o in switch.outputs if o.type == "GEOMETRY" and o.enabled)
     ng = bpy.data.node_groups.new(GROUP, "GeometryNodeTree")
     ng["skn"] = 3
     ng.inputs.new("NodeSocketGeometry", "Geometry")
