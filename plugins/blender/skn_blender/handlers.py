@@ -74,16 +74,14 @@ def _first_passes(depsgraph, written):
     in the frame's first pass for reasons of their own: their shape keys (the Key) or their input
     helper (the modifiers above) updated there. Frames run on, so the next is taken to do the same
     (before_frame)."""
-    if depsgraph is None or not written:
+    sources = [(obj.name, [x.as_pointer() for x in (obj.data.shape_keys, obj.skn.stack_input) if x is not None])
+               for obj in written]
+    sources = [(name, ids) for name, ids in sources if ids]
+    if depsgraph is None or not sources:  # (a mesh with neither is not evaluated there by itself)
         return set()
     updated = {u.id.original.as_pointer() for u in depsgraph.updates
                if isinstance(u.id, (bpy.types.Key, bpy.types.Object))}
-    out = set()
-    for obj in written:
-        key, h = obj.data.shape_keys, obj.skn.stack_input
-        if (key is not None and key.as_pointer() in updated) or (h is not None and h.as_pointer() in updated):
-            out.add(obj.name)
-    return out
+    return {name for name, ids in sources if not updated.isdisjoint(ids)}
 
 
 @bpy.app.handlers.persistent

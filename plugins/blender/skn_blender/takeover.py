@@ -101,40 +101,6 @@ def _shown(ng, points, move):
     links.new(shown.outputs["Result"], next(i for i in switch.inputs if i.identifier == "Switch_001"))
     links.new(move.outputs["Geometry"], next(i for i in switch.inputs if i.identifier == "True_006"))
     return next(o for o in switch.outputs if o.type == "GEOMETRY" and o.enabled)
-    ng = bpy.data.node_groups.new(GROUP, "GeometryNodeTree")
-    ng["skn"] = 3
-    ng.inputs.new("NodeSocketGeometry", "Geometry")
-    ng.inputs.new("NodeSocketObject", "Result")
-    ng.inputs.new("NodeSocketObject", "Input")
-    ng.outputs.new("NodeSocketGeometry", "Geometry")
-    nodes, links = ng.nodes, ng.links
-    given, result = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
-    points, read = nodes.new("GeometryNodeObjectInfo"), nodes.new("GeometryNodeObjectInfo")
-    points.transform_space = read.transform_space = "ORIGINAL"
-    links.new(given.outputs["Result"], points.inputs["Object"])
-    links.new(given.outputs["Input"], read.inputs["Object"])
-    sample = nodes.new("GeometryNodeSampleIndex")
-    sample.data_type, sample.domain = "FLOAT_VECTOR", "POINT"
-    links.new(points.outputs["Geometry"], sample.inputs["Geometry"])
-    vector = next(i for i in sample.inputs if i.type == "VECTOR")  # (Value: one socket a data type)
-    links.new(nodes.new("GeometryNodeInputPosition").outputs[0], vector)
-    links.new(nodes.new("GeometryNodeInputIndex").outputs[0], sample.inputs["Index"])
-    counts = []
-    for source in (given.outputs["Geometry"], points.outputs["Geometry"]):
-        size = nodes.new("GeometryNodeAttributeDomainSize")
-        size.component = "MESH"
-        links.new(source, size.inputs["Geometry"])
-        counts.append(size.outputs["Point Count"])
-    same = nodes.new("FunctionNodeCompare")
-    same.data_type, same.operation = "INT", "EQUAL"
-    for count, name in zip(counts, ("A_INT", "B_INT")):
-        links.new(count, next(i for i in same.inputs if i.identifier == name))
-    move = nodes.new("GeometryNodeSetPosition")
-    links.new(given.outputs["Geometry"], move.inputs["Geometry"])
-    links.new(same.outputs["Result"], move.inputs["Selection"])
-    links.new(next(o for o in sample.outputs if o.type == "VECTOR"), move.inputs["Position"])
-    links.new(move.outputs["Geometry"], result.inputs[0])
-    return ng
 
 
 def _input_id(ng, name):
