@@ -43,7 +43,7 @@ SUBSURF_UPTO = 50_000  # the Subdivision row's sizes (at 200,000 vertices a fram
 
 
 def build(vertices, kind):
-    """The tube (`kind`: "bones", "B-Bones", "shape keys", "keys, Subsurf" or "Mirror above") on its own
+    """The tube (`kind`: "bones", "B-Bones", "shape keys", "keys+Subsurf" or "Mirror above") on its own
     keyed chain."""
     arm = chain_rig(f"Rig{kind}{vertices}", BONES, 0.1)
     if kind == "B-Bones":
@@ -82,9 +82,9 @@ def build(vertices, kind):
         for index, weight in ((first == b, 1 - (t - first)), (first + 1 == b, t - first)):
             for w in numpy.unique(numpy.round(weight[index], 3)):
                 g.add(numpy.nonzero(index & (numpy.round(weight, 3) == w))[0].tolist(), float(w), "REPLACE")
-    if kind == "keys, Subsurf":
+    if kind == "keys+Subsurf":
         obj.modifiers.new("Subdivision", "SUBSURF").levels = 1
-    if kind in ("shape keys", "keys, Subsurf"):
+    if kind in ("shape keys", "keys+Subsurf"):
         obj.shape_key_add(name="Basis")
         for name, scale in (("Wide", 1.3), ("Flat", 0.7)):
             key = obj.shape_key_add(name=name, from_mix=False)
@@ -165,7 +165,7 @@ def main():
           f"{BONES} bones, 2 influences a vertex")
     print(f"{'vertices':>9} {'setup':12} {'method':7} {'modifier':>9} {'skn CPU':>8} {'modifier/skn':>13}")
     for vertices in sizes:
-        kinds = ("bones", "B-Bones", "shape keys", "Mirror above") + (("keys, Subsurf",) if vertices <= SUBSURF_UPTO else ())
+        kinds = ("bones", "B-Bones", "shape keys", "Mirror above") + (("keys+Subsurf",) if vertices <= SUBSURF_UPTO else ())
         for kind in kinds:
             arm, obj = build(vertices, kind)
             compare(arm, obj, kind)
