@@ -71,17 +71,26 @@ def _unskip_all():
 
 def _first_passes(depsgraph, written):
     """The bound meshes (names) of `written`, those skn skinned this frame, that Blender evaluated
-    in the frame's first pass for reasons of their own: their shape keys (the Key) or their input
-    helper (the modifiers above) updated there. Frames run on, so the next is taken to do the same
-    (before_frame)."""
-    sources = [(obj.name, [x.as_pointer() for x in (obj.data.shape_keys, obj.skn.stack_input) if x is not None])
-               for obj in written]
-    sources = [(name, ids) for name, ids in sources if ids]
-    if depsgraph is None or not sources:  # (a mesh with neither is not evaluated there by itself)
+    in the frame's first pass for reasons of their own: their shape keys animated (a Key updated
+    there: Depsgraph.id_type_updated, no walk of the updates) or their input helper updated (the
+    modifiers above). Frames run on, so the next is taken to do the same (before_frame); a wrong
+    guess costs one evaluation, never a wrong mesh."""
+    if depsgraph is None or not written:
         return set()
-    updated = {u.id.original.as_pointer() for u in depsgraph.updates
-               if isinstance(u.id, (bpy.types.Key, bpy.types.Object))}
-    return {name for name, ids in sources if not updated.isdisjoint(ids)}
+    keys = depsgraph.id_type_updated("KEY")
+    out = {o.name for o in written if keys and _animated(o.data.shape_keys)}
+    helpers = [(o.name, o.skn.stack_input.as_pointer()) for o in written
+               if o.name not in out and o.skn.stack_input is not None]
+    if helpers:
+        updated = {u.id.original.as_pointer() for u in depsgraph.updates if isinstance(u.id, bpy.types.Object)}
+        out |= {name for name, h in helpers if h in updated}
+    return out
+
+
+def _animated(key):
+    """Whether a mesh's Key (None: no keys) moves by itself: an action, NLA strips or drivers."""
+    ad = key.animation_data if key is not None else None
+    return ad is not None and (ad.action is not None or len(ad.nla_tracks) > 0 or len(ad.drivers) > 0)
 
 
 @bpy.app.handlers.persistent
