@@ -1179,6 +1179,74 @@ def armature_gone():
               obj.skn.error.startswith("unbound: the mesh has no Armature modifier"), f"max {worst:.2e} {obj.skn.error}")
 
 
+def scripted_edits(addon):
+    """A script's changes, each followed by scene.frame_set with no update between: Blender
+    evaluates them with the frame and reports them nowhere else (no depsgraph_update_post), and
+    the modifier deforms by them (handlers.folded_edits). Against a twin given the same change:
+    weights set by VertexGroup.add, rest coordinates (with shape keys, a key's), a bone's Deform
+    off, a bone's B-Bone segments, Preserve Volume on, a bone renamed; on a mesh alone and on one
+    with a keyed shape key, whose frames Blender reports as the mesh's and its Key's updates every
+    frame: those frames bind nothing again."""
+    scene = bpy.context.scene
+    for keyed in (False, True):
+        name = "ScriptedKeyed" if keyed else "Scripted"
+        arm = rig(name)
+        obj, twin = mesh(name, arm), mesh(name + "Twin", arm)
+        if keyed:
+            for o in (obj, twin):
+                o.shape_key_add(name="Basis")
+                swell = o.shape_key_add(name="Swell", from_mix=False)
+                for p in swell.data:
+                    p.co.x *= 1.3
+                swell.value = 0.0
+                swell.keyframe_insert("value", frame=1)
+                swell.value = 1.0
+                swell.keyframe_insert("value", frame=10)
+        scene.frame_set(1)
+        activate(obj)
+        bpy.ops.skn.bind()
+        frame = [2]
+        label = "keyed: " if keyed else ""
+
+        def alike(what):
+            frame[0] += 1
+            scene.frame_set(frame[0])  # the change evaluated with the frame, and only there
+            ours, theirs = evaluated(obj), evaluated(twin)
+            worst = float(numpy.abs(ours - theirs).max()) if ours.shape == theirs.shape else math.inf
+            check(f"scripted, then frame_set: {label}{what}", worst < 1e-5 and obj.skn.bound and not obj.skn.error,
+                  f"max {worst:.2e} at frame {frame[0]} {obj.skn.error}")
+
+        scene.frame_set(2)
+        bpy.context.view_layer.update()
+        for o in (obj, twin):
+            o.vertex_groups["fore"].add(list(range(60, 120)), 0.9, "REPLACE")
+        alike("weights set by VertexGroup.add")
+        for o in (obj, twin):
+            points = o.data.shape_keys.key_blocks["Swell"].data if keyed else o.data.vertices
+            for i in range(200, 236):
+                points[i].co.z += 0.1
+        alike("the shape key's coordinates set" if keyed else "rest coordinates set")
+        arm.data.bones["upper"].use_deform = False
+        alike("a bone's Deform off")
+        arm.data.bones["upper"].use_deform = True
+        arm.data.bones["fore"].bbone_segments = 4
+        alike("a bone's B-Bone segments")
+        for o in (obj, twin):
+            o.modifiers["Armature"].use_deform_preserve_volume = True
+        alike("Preserve Volume on")
+        arm.data.bones["fore"].name = "forearm"  # Blender renames the twin's group, skn the bound mesh's
+        alike("a bone renamed")
+        check(f"scripted, then frame_set: {label}the bound mesh's group renamed with its bone",
+              "forearm" in obj.vertex_groups and "fore" not in obj.vertex_groups)
+        b = addon.state.bindings.get(obj.name)
+        for f in (8, 9, 10, 9):
+            scene.frame_set(f)
+        same = addon.state.bindings.get(obj.name) is b
+        check(f"scripted, then frame_set: {label}frames alone bind nothing again", b is not None and same)
+        activate(obj)
+        bpy.ops.skn.unbind()
+
+
 def edit_mode_live():
     """Edit Mode with the modifier's Show In Edit Mode on, a bound mesh and a twin edited alike (both
     in Edit Mode): vertices moved on the bent forearm show where the modifier puts them, as the
@@ -1476,6 +1544,7 @@ def main():
     driven_corrective()
     particle_hair()
     edit_mode_live()
+    scripted_edits(skn_blender)
     armature_gone()
     rig_not_posed(skn_blender)
     result_helper(skn_blender)

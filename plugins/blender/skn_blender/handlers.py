@@ -40,6 +40,53 @@ def edited_meshes(depsgraph):
     return out
 
 
+def folded_edits(depsgraph):
+    """edited_meshes of a frame's evaluation: what changed since the last update and was evaluated
+    with the frame, no update of its own reported (a script's change, then scene.frame_set: Blender
+    calls no depsgraph_update_post for it, and the modifier deforms by it). There Blender also
+    reports what the animation moves: a mesh whose shape keys or own data are animated (an action,
+    NLA strips, drivers) for its geometry, and its Key. An edit tags the mesh whole, its transform
+    reported too (which a mesh has not: Blender 3.4's flags, seen for weights, coordinates and shape
+    key coordinates set from Python), so that such a mesh counts as edited by that. Nothing walked
+    where no mesh, key or armature changed (a frame of bones alone)."""
+    if depsgraph is None or not any(depsgraph.id_type_updated(t) for t in ("MESH", "KEY", "ARMATURE")):
+        return set()
+    out = set()
+    for u in depsgraph.updates:
+        if isinstance(u.id, bpy.types.Mesh) and u.is_updated_geometry:
+            mesh = u.id.original
+            if u.is_updated_transform or not (_animated(mesh) or _animated(mesh.shape_keys)):
+                out.add(("MESH", mesh.name))
+        elif isinstance(u.id, bpy.types.Key) and u.id.original.user is not None and not _animated(u.id.original):
+            out.add(("MESH", u.id.original.user.name))
+        elif isinstance(u.id, bpy.types.Armature):
+            out.add(("ARMATURE", u.id.original.name))
+    return out
+
+
+def _renames_followed(edited):
+    """Vertex groups renamed after the renamed bones of the bound meshes' armatures (workflows)."""
+    armatures = {core.find_armature(o)[0] for o in live.bound_objects()} - {None}
+    for arm in armatures:
+        if ("ARMATURE", arm.data.name) in edited or arm.data.name not in state.bone_ids:
+            workflows.follow_renames(arm)
+
+
+def _edits_followed(obj, edited):
+    """A bound mesh's binding forgotten, made again from the mesh at its next refresh, where the
+    mesh was edited (not in Edit Mode, whose mesh is Blender's copy until it ends) or the bones of
+    an armature it follows changed (their envelopes, Deform, B-Bone shape; the Multi modifiers'
+    armatures too)."""
+    if ("MESH", obj.data.name) in edited and obj.mode != "EDIT":
+        live.forget(obj)
+    arm, _ = core.find_armature(obj)
+    b = state.bindings.get(obj.name)
+    if b is not None and arm is not None and any(
+            ("ARMATURE", a.data.name) in edited and a.mode != "EDIT" and part.bones != core.bones_outline(a)
+            for a, part in [(arm, b)] + [(p.armature(obj), p.binding) for p in b.multi]):
+        live.forget(obj)
+
+
 @bpy.app.handlers.persistent
 def before_frame(scene, *_):
     """Before a frame's first pass: the bound meshes the last frame found evaluated there by their
@@ -95,20 +142,35 @@ def _animated(key):
 
 @bpy.app.handlers.persistent
 def on_frame(scene, depsgraph=None):
-    """A frame (the viewport's, or a render's: its depsgraph's, which the original objects do not show)."""
+    """A frame (the viewport's, or a render's: its depsgraph's, which the original objects do not
+    show). The viewport's follows the changes Blender evaluated with it, as on_update would
+    (folded_edits: a script's change, then frame_set)."""
     _unskip_all()
     written = []
+    if state.saving[0]:
+        return
+    viewport = depsgraph is not None and depsgraph.as_pointer() == bpy.context.view_layer.depsgraph.as_pointer() \
+        and not state.rendering[0]
+    edited = set()
+    if viewport:
+        edited = folded_edits(depsgraph) - {("MESH", name) for name in state.own_changes}
+        state.own_changes.clear()  # (reported in this frame's evaluation, or not at all)
+        if edited:
+            _renames_followed(edited)
 
     def one(obj):
+        if viewport:
+            workflows.merge_reparented(obj)
         if not takeover.handed_over(obj):
             takeover.take_over(obj)
+            if viewport:
+                _edits_followed(obj, edited)
+                workflows.follow_preserve_volume(obj)
             if obj.skn.live and live.refresh(obj, depsgraph=depsgraph) is not None:
                 written.append(obj)
-    if not state.saving[0]:
-        state.generation[0] += 1
-        _each_bound(one)
-        viewport = depsgraph is not None and depsgraph.as_pointer() == bpy.context.view_layer.depsgraph.as_pointer()
-        state.skip_next = _first_passes(depsgraph, written) if viewport and not state.rendering[0] else set()
+    state.generation[0] += 1
+    _each_bound(one)
+    state.skip_next = _first_passes(depsgraph, written) if viewport else set()
 
 
 @bpy.app.handlers.persistent
@@ -121,10 +183,7 @@ def on_update(scene, depsgraph=None):
     wrap_exporters()  # (one enabled since)
     edited = edited_meshes(depsgraph) - {("MESH", name) for name in state.own_changes}
     state.own_changes.clear()  # (those skn makes now are reported in the next update)
-    armatures = {core.find_armature(o)[0] for o in live.bound_objects()} - {None}
-    for arm in armatures:
-        if ("ARMATURE", arm.data.name) in edited or arm.data.name not in state.bone_ids:
-            workflows.follow_renames(arm)
+    _renames_followed(edited)
 
     def one(obj):
         workflows.merge_reparented(obj)
@@ -132,15 +191,7 @@ def on_update(scene, depsgraph=None):
             live.forget(obj)
             return
         takeover.take_over(obj)
-        if ("MESH", obj.data.name) in edited:
-            if obj.mode != "EDIT":
-                live.forget(obj)
-        arm, _ = core.find_armature(obj)
-        b = state.bindings.get(obj.name)
-        if b is not None and arm is not None and any(
-                ("ARMATURE", a.data.name) in edited and a.mode != "EDIT" and part.bones != core.bones_outline(a)
-                for a, part in [(arm, b)] + [(p.armature(obj), p.binding) for p in b.multi]):
-            live.forget(obj)  # bones edited, or their envelopes or B-Bone shape (the Multi modifiers' armatures too)
+        _edits_followed(obj, edited)
         if obj.skn.mode == "GPU" and bool(obj.skn.display_saved) != modes.gpu_drawn(obj):
             modes.apply_mode(obj)  # a modifier added below, or removed: the shader draws it, or the CPU skins it
         elif obj.skn.mode == "GPU" and not obj.skn.display_saved:  # still on the CPU: for the reason of now
