@@ -661,6 +661,47 @@ def negative_scale(mods):
         bpy.data.objects.remove(arm)
 
 
+def scaled_to_0(mods):
+    """Objects scaled to 0 (a scale keyed to 0 hides or pops in a character), the armature scaled
+    non-uniformly, so that the rig is bound in the armature's space: GPU mode draws what the
+    modifier makes of them, the rig's space taken to the world by the object's matrix and the
+    modifier's postmat (viewport.model_matrix, core.postmat). With either object scaled to 0 on an
+    axis the modifier's premat is 0: every vertex deformed as the armature's origin, by its weights
+    alone, a line of points where the mesh was the one scaled (at its origin), faces of no area,
+    nothing drawn. Before, each failed the draw ("Singular matrix"). Against a twin's evaluated mesh
+    drawn in world space by the same fragment stage: their silhouettes, the mesh's again after."""
+    addon, viewport, core = mods
+    scene = bpy.context.scene
+    view, proj = camera((1.0, -3.2, 1.6), (1.0, 0.3, 0.2))
+    arm = arm_rig("Scaled0", Quaternion((0, 0, 1), math.radians(60)) @ Quaternion((0, 1, 0), math.radians(150)))
+    obj, twin = arm_mesh("Scaled0", arm, 25, 16), arm_mesh("Scaled0Twin", arm, 25, 16)
+    arm.scale = (1.0, 1.2, 0.9)
+    scene.frame_set(1)
+    bpy.context.view_layer.objects.active = obj
+    obj.skn.mode, obj.skn.method = "GPU", "LINEAR"
+    bpy.ops.skn.bind()
+    cases = (("the mesh scaled to 0", (0, 0, 0), (1, 1.2, 0.9)), ("the mesh flattened along y", (1, 0, 1), (1, 1.2, 0.9)),
+             ("the armature flattened along y", (1, 1, 1), (1, 0, 0.9)), ("both back", (1, 1, 1), (1, 1.2, 0.9)))
+    for label, mesh_scale, arm_scale in cases:
+        obj.scale = twin.scale = mesh_scale
+        arm.scale = arm_scale
+        scene.frame_set(10)
+        world = numpy.array([tuple(twin.matrix_world @ Vector(p)) for p in evaluated(twin)], numpy.float32)
+        b = addon.live.binding(obj)
+        facing = numpy.tile(numpy.array([0.0, -1.0, 0.0], numpy.float32), (len(world), 1))  # (a sheet faces the camera)
+        batch = viewport.plain_batch(world, facing, b.triangles)
+        want = render(lambda: viewport.draw_batch(viewport.plain_shader(), batch, view, proj))
+        got, _ = gpu_image(addon, viewport, obj, view, proj)
+        a, w = got[..., :3].max(axis=2) > 0, want[..., :3].max(axis=2) > 0
+        check(f"{label}: GPU mode draws the modifier's silhouette", addon.modes.gpu_drawn(obj) and
+              int((a != w).sum()) <= MAX_PIXELS and (w.sum() > 1000) == (label == "both back"),
+              f"{int((a != w).sum())} pixels differ, {int(w.sum())} covered; {obj.skn.error}")
+    bpy.ops.skn.unbind()
+    for o in (obj, twin):
+        bpy.data.objects.remove(o)
+    bpy.data.objects.remove(arm)
+
+
 def viewport_render(mods):
     """Blender draws no add-on's drawing in a Viewport Render (render.opengl) and tells add-ons
     nothing of one (no render handler runs), so a GPU-mode mesh is missing from it: skn's Viewport
@@ -1024,6 +1065,7 @@ def main():
     curved_and_keyed(mods)
     mirrored(mods)
     negative_scale(mods)
+    scaled_to_0(mods)
     viewport_render(mods)
     shared(mods)
     masked(mods)

@@ -510,6 +510,49 @@ def moving_objects():
           obj.parent_type == "ARMATURE" and numpy.allclose(numpy.array(obj.matrix_parent_inverse), numpy.array(inverse)))
 
 
+def scaled_to_0():
+    """Objects scaled to 0, as animators hide a character or pop it in: the armature object keyed
+    to scale 0 at frames 9-13 (a B-Bone among its bones), the mesh under an Empty flattened to 0
+    along an axis there (the mesh turned: a row of zeros in its matrix, not a column), and an
+    armature parent (parent type Armature) scaled to 0 with its mesh. Blender's modifier takes
+    premat, the inverse of object^-1 * armature, as the zero matrix where there is none (Eigen's
+    inverse; the vertices deformed as the armature's origin, then taken back by postmat); the
+    add-on took numpy's, which refused the frame ("Singular matrix" in the panel, the last frame's
+    mesh shown: 1.2-2.0 off)."""
+    def to_0_and_back(target, zero):
+        for frame, scale in ((1, (1, 1, 1)), (9, zero), (13, zero), (20, (1, 1, 1))):
+            target.scale = scale
+            target.keyframe_insert("scale", frame=frame)
+
+    arm = chain("ShrunkRig", 3)
+    arm.data.bones["b1"].bbone_segments = 4
+    to_0_and_back(arm, (0, 0, 0))
+    key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (30, 0, 60))], "b2": [(1, (0, 0, 0)), (20, (0, 20, -50))]})
+    obj = tube("Shrunk", 3.0, 0.25, 31, 12, matrix=Matrix.Translation((0.1, 0.3, 0.0)))
+    weigh_along(obj, ["b0", "b1", "b2"], 1.0)
+    attach(obj, arm)
+    follows("the armature scaled to 0 at frames 9-13", obj)
+
+    empty = bpy.data.objects.new("Flattener", None)
+    bpy.context.scene.collection.objects.link(empty)
+    to_0_and_back(empty, (1, 0, 1))
+    arm = chain("FlatRig", 2)
+    key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (50, 0, 60))]})
+    obj = tube("Flattened", 2.0, 0.25, 25, 12, matrix=Matrix.Rotation(0.5, 4, "Z"))
+    obj.parent = empty
+    weigh_along(obj, ["b0", "b1"], 1.0)
+    attach(obj, arm)
+    follows("the mesh flattened to 0 along an axis at frames 9-13, turned", obj)
+
+    arm = chain("ShrunkParentRig", 2)
+    to_0_and_back(arm, (0, 0, 0))
+    key_pose(arm, {"b1": [(1, (0, 0, 0)), (20, (0, 0, 90))]})
+    obj = tube("ShrunkChild", 2.0, 0.25, 25, 12)
+    weigh_along(obj, ["b0", "b1"], 1.0)
+    obj.parent, obj.parent_type = arm, "ARMATURE"
+    follows("parent type Armature, scaled to 0 with its mesh at frames 9-13", obj, methods=("LINEAR",))
+
+
 def negative_scale():
     """Objects scaled -1 on an axis, as a mirrored copy of a character is: the mesh, the armature,
     and both (non-uniformly), each at the modifier's mesh."""
@@ -1047,6 +1090,7 @@ def main():
     two_modifiers()
     multi_modifier()
     moving_objects()
+    scaled_to_0()
     negative_scale()
     zero_scale()
     flattened()

@@ -35,9 +35,23 @@ def method_key(method):
     return key
 
 
-def premat(obj, arm):
-    """Object space -> armature space, as the modifier applies it."""
-    return numpy.linalg.inv(matrix(arm.matrix_world)) @ matrix(obj.matrix_world)
+def postmat(obj, arm):
+    """Armature space -> object space as the modifier takes it, object^-1 * armature; premat, object
+    -> armature, is its inverse. Each inverse is Blender's (inverse): where either object is scaled
+    to 0 on an axis, premat is the zero matrix, so that the modifier deforms every vertex as the
+    armature's origin and postmat takes the result back (to the object's origin where the object
+    is the one scaled to 0: postmat is 0 too)."""
+    return inverse(matrix(obj.matrix_world)) @ matrix(arm.matrix_world)
+
+
+def inverse(m):
+    """m^-1, or the zero 4x4 where m has none, as Blender's invert_m4_m4 answers (Eigen's inverse,
+    its determinant checked against 0). A scale of exactly 0 on an axis leaves a column or a row of
+    exact zeros, whose determinant is exactly 0 in numpy's factorization as in Blender's."""
+    try:
+        return numpy.linalg.inv(m)
+    except numpy.linalg.LinAlgError:
+        return numpy.zeros_like(m)
 
 
 class Seen:
@@ -252,8 +266,11 @@ class Binding:
 
     def update(self, obj, arm):
         """Binds the rig again where premat, or the input its influences depend on, changed (with
-        modifiers above: any move of the input, which is the rig's rest)."""
-        pre = premat(obj, arm)
+        modifiers above: any move of the input, which is the rig's rest). postmat, which to_object
+        applies, is kept as it is now: where premat is 0 (an object scaled to 0), it moves with the
+        armature while premat stays."""
+        self.post = postmat(obj, arm)
+        pre = inverse(self.post)
         values = rules.shape_key_values(obj) if self.targets else numpy.zeros(0, numpy.float32)
         if self.source is not None:
             moved_input = not numpy.array_equal(self.input_points(values), self.reference)
@@ -303,7 +320,7 @@ class Binding:
             inputs.joints, inputs.weights = fresh
         self.inputs = inputs
         self.pre, self.input_values, self.uses_input = pre, values, inputs.uses_input
-        self.object_space = is_similarity(pre)
+        self.object_space = is_similarity(pre) and pre[3, 3] != 0  # (0: none, premat of an object scaled to 0)
         self.to_rig = numpy.linalg.inv(pre) if self.object_space else numpy.eye(4)
         self.rig = self.pose = self.dual_pose = self.patch = None
         self.rig_values = values  # (the shape key values the rig is bound at: _patched)
@@ -430,12 +447,13 @@ class Binding:
         """Everything a frame's deformation depends on, as bytes: equal keys, equal results."""
         posed = self.posed(arm) if posed is None else posed
         values = rules.shape_key_values(obj) if self.targets else numpy.zeros(0, numpy.float32)
-        key = posed.tobytes() + premat(obj, arm).tobytes() + values.tobytes()
+        key = posed.tobytes() + matrix(obj.matrix_world).tobytes() + matrix(arm.matrix_world).tobytes() + \
+            values.tobytes()
         if self.source is not None:  # the input itself (what animates the modifiers above)
             key += self.input_points(values).tobytes()
         for part in self.multi:
             a = part.armature(obj)
-            key += part.binding.posed(a).astype(numpy.float32).tobytes() + premat(obj, a).tobytes()
+            key += part.binding.posed(a).astype(numpy.float32).tobytes() + matrix(a.matrix_world).tobytes()
         return key
 
     def set_pose(self, arm, method, obj=None, posed=None):
@@ -464,14 +482,14 @@ class Binding:
                     models.append(volume @ self.frames)
             else:
                 models = [rules.affine(posed @ self.rest_to_frames)]
-            poses = _ends(self, len(models))
             values = (rules.shape_key_values(obj) if obj is not None else self.input_values) if self.targets else None
-            if self.patch is not None:  # its poses after the rig's, posed by the same models
-                poses += _ends(self.patch, len(models))
-            for pose, model in zip(poses, models * 2):
+            ends = [(pose, values) for pose in _ends(self, len(models))]
+            if self.patch is not None:  # its poses after the rig's, posed by the same models (its rest keyed: Patch.bind)
+                ends += [(pose, None) for pose in _ends(self.patch, len(models))]
+            for (pose, weights), model in zip(ends, models * 2):
                 pose.set_model(self.to_rig @ model if self.object_space else model)  # (to_rig: 1 otherwise)
-                if values is not None:
-                    pose.set_morph_weights(values)
+                if weights is not None:
+                    pose.set_morph_weights(weights)
         return METHODS[key]
 
     def _unshaped(self, bad):
@@ -547,10 +565,10 @@ class Binding:
         return out, points
 
     def to_object(self, positions):
-        """The rig's output in object space (the array itself where they coincide)."""
+        """The rig's output in object space (the array itself where they coincide): through postmat."""
         if self.object_space:
             return positions
-        post = numpy.linalg.inv(self.pre)
+        post = self.post
         return (positions @ post[:3, :3].T + post[:3, 3]).astype(numpy.float32)
 
     def to_world(self, positions, obj, arm=None):
@@ -591,11 +609,6 @@ class Patch:
         self.offsets = numpy.zeros(len(self.vertices) + 1, numpy.uint32)
         self.offsets[1:] = numpy.cumsum(counts)
         self.rows = numpy.repeat(starts - self.offsets[:-1], counts) + numpy.arange(int(self.offsets[-1]))
-        self.targets = []  # every key, on these vertices (empty where it moves none: the weights stay aligned)
-        for v, dv in offsets:
-            keep = numpy.isin(v, self.vertices)
-            self.targets.append({"vertices": numpy.searchsorted(self.vertices, v[keep]).astype(numpy.uint32),
-                                 "positions": dv[keep]})
         self.blend = binding.blend[self.vertices] if binding.blend is not None else None
         self.rig = self.pose = self.dual_pose = None
 
@@ -606,15 +619,20 @@ class Patch:
         return 0 < len(self.vertices) and 4 * len(self.vertices) <= 3 * vertex_count
 
     def bind(self, binding, given):
-        """The patch's rig for the input points `given` (all the mesh's, object space), its split
-        refreshed from their places in the armature's space (premat)."""
+        """The patch's rig for the input points `given` (all the mesh's, object space: the keys
+        applied at their values now), its split refreshed from their places in the armature's space
+        (premat). Its rest is those points, the keys in it, and it has no morph targets: bound again
+        whenever the keys' values change, it is skinned only at the values it was bound at (the
+        same sum as skn's morph of the rest, in float64; skn's bind of the patch of a Rigify body
+        1.7 -> 1.2 ms without the two keys' targets)."""
         inputs, pre = self.inputs, binding.pre
-        points = given[self.vertices] @ pre[:3, :3].T + pre[:3, 3]
+        mine = given[self.vertices]
+        points = mine @ pre[:3, :3].T + pre[:3, 3]
         inputs.refreshed(points, self.split)  # (into the structure's arrays: a later bind reads them)
-        positions = binding._rest(self.rig_map)[0][self.vertices]
-        self.rig = skn.Rig(bind_matrices=binding.to_rig @ binding.frames, positions=positions, offsets=self.offsets,
-                           joints=inputs.joints[self.rows], weights=inputs.weights[self.rows],
-                           blend_weights=self.blend, morph_targets=self.targets)
+        moved = mine if binding.object_space else points  # (the rig's space: the object's, or premat's)
+        self.rig = skn.Rig(bind_matrices=binding.to_rig @ binding.frames, positions=moved.astype(numpy.float32),
+                           offsets=self.offsets, joints=inputs.joints[self.rows], weights=inputs.weights[self.rows],
+                           blend_weights=self.blend)
         self.pose, self.dual_pose = self.rig.pose(), None
 
 

@@ -544,8 +544,11 @@ def float_texture(flat):
 
 
 def model_matrix(binding, obj, arm):
-    """The rig's space -> world (the object's own where the rig is bound in object space)."""
-    return core.matrix(obj.matrix_world if binding.object_space else arm.matrix_world)
+    """The rig's space -> world: the object's own where the rig is bound in object space, else the
+    object's through the modifier's postmat (the armature's, but where an object is scaled to 0:
+    core.postmat)."""
+    world = core.matrix(obj.matrix_world)
+    return world if binding.object_space else world @ binding.post
 
 
 def draw_object(obj, binding, view, projection, color=BASE_COLOR, live=True, cull=False, stamp=None):
