@@ -1247,6 +1247,39 @@ def scripted_edits(addon):
         bpy.ops.skn.unbind()
 
 
+def scripted_gpu_mode(addon):
+    """GPU mode, a Subdivision Surface added below by a script and then scene.frame_set, no update
+    between (handlers.folded_edits' frames): skinned on the CPU and drawn by Blender, as the twin's
+    modifier deforms it, saying why; the modifier removed so: the shader draws it again. Before,
+    the shader's display stayed (the mesh drawn as its bounds, 0.81 off the twin's)."""
+    scene = bpy.context.scene
+    arm = rig("ScriptedGpu")
+    obj, twin = mesh("ScriptedGpu", arm), mesh("ScriptedGpuTwin", arm)
+    scene.frame_set(1)
+    activate(obj)
+    obj.skn.mode = "GPU"
+    bpy.ops.skn.bind()
+    scene.frame_set(3)
+    bpy.context.view_layer.update()
+    check("scripted, then frame_set: GPU mode, the shader draws it", addon.modes.gpu_drawn(obj) and
+          bool(obj.skn.display_saved), obj.skn.error)
+    for o in (obj, twin):
+        o.modifiers.new("Subsurf", "SUBSURF").levels = 1
+    scene.frame_set(5)
+    ours, theirs = evaluated(obj), evaluated(twin)
+    worst = float(numpy.abs(ours - theirs).max()) if ours.shape == theirs.shape else math.inf
+    check("scripted, then frame_set: a modifier added below in GPU mode: on the CPU, Blender drawing it, saying why",
+          not addon.modes.gpu_drawn(obj) and not obj.skn.display_saved and obj.display_type == "TEXTURED" and
+          worst < 1e-5 and '"Subsurf"' in obj.skn.error, f"max {worst:.2e}, drawn as {obj.display_type}; {obj.skn.error}")
+    for o in (obj, twin):
+        o.modifiers.remove(o.modifiers["Subsurf"])
+    scene.frame_set(7)
+    check("scripted, then frame_set: ... removed: the shader draws it again",
+          addon.modes.gpu_drawn(obj) and bool(obj.skn.display_saved) and not obj.skn.error, obj.skn.error)
+    activate(obj)
+    bpy.ops.skn.unbind()
+
+
 def edit_mode_live():
     """Edit Mode with the modifier's Show In Edit Mode on, a bound mesh and a twin edited alike (both
     in Edit Mode): vertices moved on the bent forearm show where the modifier puts them, as the
@@ -1545,6 +1578,7 @@ def main():
     particle_hair()
     edit_mode_live()
     scripted_edits(skn_blender)
+    scripted_gpu_mode(skn_blender)
     armature_gone()
     rig_not_posed(skn_blender)
     result_helper(skn_blender)

@@ -72,6 +72,19 @@ def _renames_followed(edited):
             workflows.follow_renames(arm)
 
 
+def _gpu_mode_followed(obj):
+    """A GPU-mode mesh drawn by the shader or skinned on the CPU as it can be now (a modifier added
+    below, or removed; a reader come or gone), the panel saying why it is on the CPU."""
+    if obj.skn.mode != "GPU":
+        return
+    if bool(obj.skn.display_saved) != modes.gpu_drawn(obj):
+        modes.apply_mode(obj)
+    elif not obj.skn.display_saved:  # still on the CPU: for the reason of now
+        why = modes.gpu_refusal(obj, state.bindings.get(obj.name))  # (a reader of two gone, say)
+        if why and obj.skn.error != why:
+            obj.skn.error = why
+
+
 def _edits_followed(obj, edited):
     """A bound mesh's binding forgotten, made again from the mesh at its next refresh, where the
     mesh was edited (not in Edit Mode, whose mesh is Blender's copy until it ends) or the bones of
@@ -165,6 +178,7 @@ def on_frame(scene, depsgraph=None):
             takeover.take_over(obj)
             if viewport:
                 _edits_followed(obj, edited)
+                _gpu_mode_followed(obj)
                 workflows.follow_preserve_volume(obj)
             if obj.skn.live and live.refresh(obj, depsgraph=depsgraph) is not None:
                 written.append(obj)
@@ -192,12 +206,7 @@ def on_update(scene, depsgraph=None):
             return
         takeover.take_over(obj)
         _edits_followed(obj, edited)
-        if obj.skn.mode == "GPU" and bool(obj.skn.display_saved) != modes.gpu_drawn(obj):
-            modes.apply_mode(obj)  # a modifier added below, or removed: the shader draws it, or the CPU skins it
-        elif obj.skn.mode == "GPU" and not obj.skn.display_saved:  # still on the CPU: for the reason of now
-            why = modes.gpu_refusal(obj, state.bindings.get(obj.name))  # (a reader of two gone, say)
-            if why and obj.skn.error != why:
-                obj.skn.error = why
+        _gpu_mode_followed(obj)
         workflows.follow_preserve_volume(obj)
         if obj.skn.live:
             live.refresh(obj)
