@@ -286,7 +286,8 @@ bench-against: deps
 
 # Blender's Armature modifier against the add-on's CPU and GPU modes, one Blender with a
 # window on a virtual X server, then a frame change headless on the setups the add-on takes
-# over (plain bones, B-Bones, shape keys) at 50,000 and 200,000 vertices (not a test).
+# over (plain bones, B-Bones, shape keys) at 50,000 and 200,000 vertices, then where in the
+# frame the result could go (tests/bench/blender_in_frame.py: no add-on; not a test).
 bench-blender: deps
 	@$(MAKE) --no-print-directory $(ADDON)
 	@BLENDER_USER_SCRIPTS=$$(mktemp -d) xvfb-run -a -s "-screen 0 1024x768x24" blender --factory-startup \
@@ -295,6 +296,8 @@ bench-blender: deps
 	@BLENDER_USER_SCRIPTS=$$(mktemp -d) blender -b --factory-startup \
 	  --python tests/bench/blender_frames.py -- $(abspath $(ADDON)) 2>&1 \
 	  | grep -E '^(machine|a frame| +[0-9,]+ |vertices| +vertices)|Error|Traceback'
+	@blender -b --factory-startup -Y --python-exit-code 1 --python tests/bench/blender_in_frame.py 2>&1 \
+	  | grep -E '^(a frame| +[0-9,]+ | +vertices)|Error|Traceback|not each'
 
 # Bone heat at scale: Blender's With Automatic Weights against skn's on a
 # 50,000-vertex mesh of 60 bones, and skn on 1 against 2 threads.
