@@ -1182,7 +1182,7 @@ def armature_gone():
 def scripted_edits(addon):
     """A script's changes, each followed by scene.frame_set with no update between: Blender
     evaluates them with the frame and reports them nowhere else (no depsgraph_update_post), and
-    the modifier deforms by them (handlers.folded_edits). Against a twin given the same change:
+    the modifier deforms by them (handlers.edited_meshes of a frame). Against a twin given the same change:
     weights set by VertexGroup.add, rest coordinates (with shape keys, a key's), a bone's Deform
     off, a bone's B-Bone segments, Preserve Volume on, a bone renamed; on a mesh alone and on one
     with a keyed shape key, whose frames Blender reports as the mesh's and its Key's updates every
@@ -1249,7 +1249,7 @@ def scripted_edits(addon):
 
 def scripted_gpu_mode(addon):
     """GPU mode, a Subdivision Surface added below by a script and then scene.frame_set, no update
-    between (handlers.folded_edits' frames): skinned on the CPU and drawn by Blender, as the twin's
+    between (handlers.edited_meshes' frames): skinned on the CPU and drawn by Blender, as the twin's
     modifier deforms it, saying why; the modifier removed so: the shader draws it again. Before,
     the shader's display stayed (the mesh drawn as its bounds, 0.81 off the twin's)."""
     scene = bpy.context.scene

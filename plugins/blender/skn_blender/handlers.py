@@ -24,40 +24,29 @@ def _each_bound(fn):
                 obj.skn.error = b.render_note if b is not None else ""
 
 
-def edited_meshes(depsgraph):
+def edited_meshes(depsgraph, frame=False):
     """("MESH", name) for each mesh whose geometry (coordinates, weights, topology) or shape keys
-    changed in this update, ("ARMATURE", name) for each armature (data) that changed."""
-    if depsgraph is None:
-        return set()
-    out = set()
-    for u in depsgraph.updates:
-        if isinstance(u.id, bpy.types.Mesh) and u.is_updated_geometry:
-            out.add(("MESH", u.id.original.name))
-        elif isinstance(u.id, bpy.types.Key) and u.id.original.user is not None:
-            out.add(("MESH", u.id.original.user.name))
-        elif isinstance(u.id, bpy.types.Armature):  # a pose change too: the bones are compared
-            out.add(("ARMATURE", u.id.original.name))
-    return out
+    changed in this update, ("ARMATURE", name) for each armature (data) that changed (a pose
+    change too: the bones are compared).
 
-
-def folded_edits(depsgraph):
-    """edited_meshes of a frame's evaluation: what changed since the last update and was evaluated
-    with the frame, no update of its own reported (a script's change, then scene.frame_set: Blender
-    calls no depsgraph_update_post for it, and the modifier deforms by it). There Blender also
-    reports what the animation moves: a mesh whose shape keys or own data are animated (an action,
-    NLA strips, drivers) for its geometry, and its Key. An edit tags the mesh whole, its transform
-    reported too (which a mesh has not: Blender 3.4's flags, seen for weights, coordinates and shape
-    key coordinates set from Python), so that such a mesh counts as edited by that. Nothing walked
+    `frame`: of a frame's evaluation, which may hold what changed since the last update, no update
+    of its own reported (a script's change, then scene.frame_set: Blender calls no
+    depsgraph_update_post for it, and the modifier deforms by it). There Blender also reports what
+    the animation moves: a mesh whose shape keys or own data are animated (an action, NLA strips,
+    drivers) for its geometry, and its Key. An edit tags the mesh whole, its transform reported
+    too (which a mesh has not: Blender 3.4's flags, seen for weights, coordinates and shape key
+    coordinates set from Python), so that such a mesh counts as edited by that. Nothing walked
     where no mesh, key or armature changed (a frame of bones alone)."""
-    if depsgraph is None or not any(depsgraph.id_type_updated(t) for t in ("MESH", "KEY", "ARMATURE")):
+    if depsgraph is None or frame and not any(depsgraph.id_type_updated(t) for t in ("MESH", "KEY", "ARMATURE")):
         return set()
     out = set()
     for u in depsgraph.updates:
         if isinstance(u.id, bpy.types.Mesh) and u.is_updated_geometry:
             mesh = u.id.original
-            if u.is_updated_transform or not (_animated(mesh) or _animated(mesh.shape_keys)):
+            if not frame or u.is_updated_transform or not (_animated(mesh) or _animated(mesh.shape_keys)):
                 out.add(("MESH", mesh.name))
-        elif isinstance(u.id, bpy.types.Key) and u.id.original.user is not None and not _animated(u.id.original):
+        elif isinstance(u.id, bpy.types.Key) and u.id.original.user is not None and \
+                not (frame and _animated(u.id.original)):
             out.add(("MESH", u.id.original.user.name))
         elif isinstance(u.id, bpy.types.Armature):
             out.add(("ARMATURE", u.id.original.name))
@@ -157,7 +146,7 @@ def _animated(key):
 def on_frame(scene, depsgraph=None):
     """A frame (the viewport's, or a render's: its depsgraph's, which the original objects do not
     show). The viewport's follows the changes Blender evaluated with it, as on_update would
-    (folded_edits: a script's change, then frame_set)."""
+    (edited_meshes of a frame: a script's change, then frame_set)."""
     _unskip_all()
     written = []
     if state.saving[0]:
@@ -166,7 +155,7 @@ def on_frame(scene, depsgraph=None):
         and not state.rendering[0]
     edited = set()
     if viewport:
-        edited = folded_edits(depsgraph) - {("MESH", name) for name in state.own_changes}
+        edited = edited_meshes(depsgraph, frame=True) - {("MESH", name) for name in state.own_changes}
         state.own_changes.clear()  # (reported in this frame's evaluation, or not at all)
         if edited:
             _renames_followed(edited)
