@@ -1021,17 +1021,31 @@ def smoothed_arm(name, arm, bind):
 
 FIRST_PASS_BELOW = {"Subdivision": lambda n, a: keyed_arm(n, a, ("SUBSURF",)),
                     "Corrective Smooth": lambda n, a: smoothed_arm(n, a, False),
-                    "Corrective Smooth bound": lambda n, a: smoothed_arm(n, a, True)}
+                    "Corrective Smooth bound": lambda n, a: smoothed_arm(n, a, True),
+                    "Mirror above": lambda n, a: mirrored_keyed_arm(n, a)}
+HANDLED = "Mirror above"  # (modifiers above: skinned by the frame's handler, not inside the evaluation)
+
+
+def mirrored_keyed_arm(name, arm):
+    """keyed_arm with a Mirror above the Armature modifier and a Subdivision Surface below."""
+    obj = keyed_arm(name, arm, ("SUBSURF",))
+    obj.modifiers.new("Mirror", "MIRROR").use_axis = (False, True, False)
+    with bpy.context.temp_override(object=obj):
+        bpy.ops.object.modifier_move_to_index(modifier="Mirror", index=0)
+    return obj
 
 
 def first_pass(addon):
-    """The frame's first pass (stack.py): a bound mesh whose animated shape keys make Blender evaluate
-    it before skn's handler gives nothing there (the modifiers below it with nothing to do), from the
-    second frame played on; after the handler, every frame, the modifier's twin's (Subdivision and
-    Corrective Smooth below, its rest the original or bound coordinates), the result helper at scale
-    1. Not for a mesh Blender does not evaluate there (no keys), nor one with hair below (its
-    particles grown again from the pose at each change of the vertex count), whose hair stays where
-    the modifier puts it; a frame whose refresh fails leaves the mesh with its last result."""
+    """The frame's first pass (stack.py, driven.py). A keyed mesh, which Blender evaluates in the
+    frame's first pass, is skinned inside that evaluation (driven.py): there, at every frame, it is
+    already the modifier's twin's, its result helper never scaled to 0 (Subdivision and Corrective
+    Smooth below, its rest the original or bound coordinates); a frame where that fails is skinned
+    by the frame's handler. One skinned by the handler (modifiers above) gives nothing in the first
+    pass from the second frame played on (the modifiers below with nothing to do), and after the
+    handler every frame the twin's, the helper at scale 1. Not for a mesh Blender does not evaluate
+    there (no keys), nor one with hair below (its particles grown again from the pose at each
+    change of the vertex count), whose hair stays where the modifier puts it; a frame whose refresh
+    fails leaves the mesh with its last result."""
     scene = bpy.context.scene
     arm = rig("Pass")
     keyed = {label: (make(f"Pass {label}", arm), make(f"PassTwin {label}", arm))
@@ -1047,54 +1061,83 @@ def first_pass(addon):
         activate(o)
         bpy.ops.skn.bind()
     first = {o.name: [] for o in bound}  # per frame: (its helper's scale, its vertex count) in pass 0
+    early = {label: [] for label in keyed}  # per frame: the largest distance from the twin in pass 0
 
     def spy(scene, depsgraph):  # ahead of skn's handler: what the first pass left
         for o in bound:
             first[o.name].append((o.skn.stack_offsets.scale[0], len(o.evaluated_get(depsgraph).data.vertices)))
+        for label, (o, twin) in keyed.items():
+            got, want = (evaluated_in(x, depsgraph) for x in (o, twin))
+            early[label].append(float(numpy.abs(got - want).max()) if len(got) == len(want) else numpy.inf)
     worst = {label: 0.0 for label in keyed}
-    worst["hair"], scales, failing, refresh, last = 0.0, set(), 7, addon.live.refresh, None
-    sub = keyed["Subdivision"][0]
+    worst["hair"], scales, failing, refresh, in_frame, last = 0.0, set(), 7, addon.live.refresh, \
+        addon.live.refresh_in_frame, None
+    sub, inside = keyed[HANDLED][0], keyed["Subdivision"][0]
 
     def refresh_failing(o, *args, **kwargs):
         if o == sub and scene.frame_current == failing:
             raise RuntimeError("made to fail")
         return refresh(o, *args, **kwargs)
+
+    def in_frame_failing(o, *args, **kwargs):
+        if o == inside and scene.frame_current == failing:
+            raise RuntimeError("made to fail inside the evaluation")
+        return in_frame(o, *args, **kwargs)
     bpy.app.handlers.frame_change_post.insert(0, spy)
-    addon.live.refresh = refresh_failing
+    addon.live.refresh, addon.live.refresh_in_frame = refresh_failing, in_frame_failing
     try:
         for f in range(2, 11):
             scene.frame_set(f)
             if f == failing:  # the last frame's result, exactly (the helper's points hold it)
                 kept = numpy.array_equal(evaluated(sub), last) and sub.skn.stack_offsets.scale[0] == 1.0 and \
                     "made to fail" in sub.skn.error
-                continue
-            last = evaluated(sub)
+            else:
+                last = evaluated(sub)
             for label, (o, twin) in keyed.items():
+                if label == HANDLED and f == failing:
+                    continue
                 got, want = evaluated(o), evaluated(twin)
                 worst[label] = max(worst[label], float(numpy.abs(got - want).max()) if len(got) == len(want)
                                    else numpy.inf)
             scales |= {tuple(o.skn.stack_offsets.scale) for o in bound}
             worst["hair"] = max(worst["hair"], float(numpy.abs(hair_of(hairy) - hair_want[f]).max()))
     finally:
-        addon.live.refresh = refresh
+        addon.live.refresh, addon.live.refresh_in_frame = refresh, in_frame
         bpy.app.handlers.frame_change_post.remove(spy)
-    _first_pass_checks(keyed, first, worst, scales, kept, failing, plain, hairy)
+    _first_pass_checks(keyed, first, early, worst, scales, kept, failing, plain, hairy)
     for o in bound:
         activate(o)
         bpy.ops.skn.unbind()
 
 
-def _first_pass_checks(keyed, first, worst, scales, kept, failing, plain, hairy):
-    sub = keyed["Subdivision"][0]
+def evaluated_in(obj, depsgraph):
+    m = obj.evaluated_get(depsgraph).data
+    out = numpy.empty(len(m.vertices) * 3, numpy.float32)
+    m.vertices.foreach_get("co", out)
+    return out.reshape(-1, 3)
+
+
+def _first_pass_checks(keyed, first, early, worst, scales, kept, failing, plain, hairy):
+    sub = keyed[HANDLED][0]
     skipped = {label: [n == 0 and scale == 0.0 for scale, n in first[o.name]] for label, (o, _) in keyed.items()}
-    check("the frame's first pass: a keyed mesh, Subdivision below, gives nothing there from the second frame "
-          "played on (and the second after a frame that wrote nothing)",
-          skipped["Subdivision"] == [f not in (2, failing + 1) for f in range(2, 11)], str(first[sub.name]))
+    for label in keyed:  # (frame 2, the first after Bind: the handler's, as Blender's depsgraph takes the driver in)
+        if label != HANDLED:
+            inside = [d for f, d in zip(range(2, 11), early[label]) if f > 2 and not (label == "Subdivision" and
+                                                                                      f == failing)]
+            check(f"the frame's first pass: a keyed mesh, {label} below, skinned inside the frame's evaluation "
+                  f"(driven.py): there already the modifier's twin's from the second frame played on, never given "
+                  f"nothing", max(inside) < 1e-5 and not any(skipped[label]),
+                  f"{' '.join(f'{d:.1e}' for d in early[label])}; {first[keyed[label][0].name]}")
+    check("... where that fails, the frame's handler skins it: after the frame the twin's",
+          worst["Subdivision"] < 1e-5, f"max {worst['Subdivision']:.2e}")
+    check(f"... skinned by the frame's handler ({HANDLED}, Subdivision below): gives nothing there from the second "
+          "frame played on (and the second after a frame that wrote nothing)",
+          skipped[HANDLED] == [f not in (2, failing + 1) for f in range(2, 11)], str(first[sub.name]))
     for label, (o, _) in keyed.items():
         smooth = o.modifiers.get("CORRECTIVE_SMOOTH")
-        check(f"... {label} below: after skn's handler every frame the modifier's twin's",
-              worst[label] < 1e-5 and (label == "Subdivision" or all(skipped[label][1:])) and
-              (smooth is None or (smooth.rest_source != "BIND" or smooth.is_bind)), f"max {worst[label]:.2e}")
+        check(f"... {label}: after skn's handler every frame the modifier's twin's",
+              worst[label] < 1e-5 and (smooth is None or (smooth.rest_source != "BIND" or smooth.is_bind)),
+              f"max {worst[label]:.2e}")
     check("... every result helper at scale 1 after the frame", scales == {(1.0, 1.0, 1.0)}, str(scales))
     check("... a frame whose refresh fails: the mesh keeps the last frame's result, the helper at scale 1, the panel "
           "says why", kept, sub.skn.error)

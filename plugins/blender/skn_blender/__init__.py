@@ -27,13 +27,14 @@ from . import core  # noqa: E402
 from .core import skin_object  # noqa: E402,F401
 
 try:  # the UI needs bpy; core and skin_object work wherever the skn package does
-    from . import ui, weights
+    from . import driven, ui, weights
 except ImportError:  # pragma: no cover
-    ui = weights = None
+    driven = ui = weights = None
 
 
 def register():
     import bpy
+    driven.register()
     ui.register()
     bpy.utils.register_class(weights.SKN_OT_parent_with_weights)
     bpy.types.VIEW3D_MT_object_parent.append(weights.menu)
@@ -44,3 +45,4 @@ def unregister():
     bpy.types.VIEW3D_MT_object_parent.remove(weights.menu)
     bpy.utils.unregister_class(weights.SKN_OT_parent_with_weights)
     ui.unregister()
+    driven.unregister()

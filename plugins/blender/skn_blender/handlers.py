@@ -94,6 +94,8 @@ def before_frame(scene, *_):
     """Before a frame's first pass: the bound meshes the last frame found evaluated there by their
     own animation (_first_passes) give nothing in it (stack.py, the frame's first pass), where
     nothing below them keeps state. Not for a render's frames, nor while saving."""
+    state.generation[0] += 1  # (a new pose for what the frame's evaluation reads: live.refresh_in_frame)
+    state.skinned_in_frame.clear()
     if state.saving[0] or state.rendering[0]:
         state.skip_next.clear()
         return
@@ -101,7 +103,7 @@ def before_frame(scene, *_):
         obj = bpy.data.objects.get(name)
         o = stack.helpers(obj)[1] if obj is not None and obj.skn.bound else None
         if o is not None and obj.skn.live and obj.mode == "OBJECT" and not modes.gpu_drawn(obj) and \
-                stack.skippable(obj, takeover.below(obj)):
+                name not in state.drivers and stack.skippable(obj, takeover.below(obj)):  # (driven: skinned in it)
             stack.skip_pass(o)
             state.skipped[name] = o
     state.skip_next.clear()
@@ -118,15 +120,16 @@ def _unskip_all():
     state.skipped.clear()
 
 
-def _first_passes(depsgraph, written):
+def _first_passes(depsgraph, written, keys):
     """The bound meshes (names) of `written`, those skn skinned this frame, that Blender evaluated
     in the frame's first pass for reasons of their own: their shape keys animated (a Key updated
     there: Depsgraph.id_type_updated, no walk of the updates) or their input helper updated (the
-    modifiers above). Frames run on, so the next is taken to do the same (before_frame); a wrong
-    guess costs one evaluation, never a wrong mesh."""
+    modifiers above). `keys`: whether a Key was updated, read as the frame's handler began (a
+    refresh that evaluates the depsgraph, as one with modifiers above does, clears Blender's report).
+    Frames run on, so the next is taken to do the same (before_frame); a wrong guess costs one
+    evaluation, never a wrong mesh."""
     if depsgraph is None or not written:
         return set()
-    keys = depsgraph.id_type_updated("KEY")
     out = {o.name for o in written if keys and _animated(o.data.shape_keys)}
     helpers = [(o.name, o.skn.stack_input.as_pointer()) for o in written
                if o.name not in out and o.skn.stack_input is not None]
@@ -151,6 +154,7 @@ def on_frame(scene, depsgraph=None):
     written = []
     if state.saving[0]:
         return
+    keys = depsgraph is not None and depsgraph.id_type_updated("KEY")
     viewport = depsgraph is not None and depsgraph.as_pointer() == bpy.context.view_layer.depsgraph.as_pointer() \
         and not state.rendering[0]
     edited = set()
@@ -169,18 +173,25 @@ def on_frame(scene, depsgraph=None):
                 _edits_followed(obj, edited)
                 _gpu_mode_followed(obj)
                 workflows.follow_preserve_volume(obj)
+            if viewport and obj.name in state.skinned_in_frame and obj.name in state.bindings:
+                return  # skinned inside the frame's evaluation (driven.py), its binding still right
             if obj.skn.live and live.refresh(obj, depsgraph=depsgraph) is not None:
                 written.append(obj)
     state.generation[0] += 1
-    _each_bound(one)
-    state.skip_next = _first_passes(depsgraph, written) if viewport else set()
+    state.framing[0] = True
+    try:
+        _each_bound(one)
+    finally:
+        state.framing[0] = False
+    state.skinned_in_frame.clear()
+    state.skip_next = _first_passes(depsgraph, written, keys) if viewport else set()
 
 
 @bpy.app.handlers.persistent
 def on_update(scene, depsgraph=None):
     """A change anywhere: bound meshes follow; one whose mesh the user changed (weights painted,
     edited, keys changed, topology) is bound again from it, its settings kept."""
-    if state.saving[0]:
+    if state.saving[0] or state.framing[0]:  # (an evaluation a frame's refresh asked for: the frame's own)
         return
     state.generation[0] += 1
     wrap_exporters()  # (one enabled since)
@@ -200,6 +211,7 @@ def on_update(scene, depsgraph=None):
         if obj.skn.live:
             live.refresh(obj)
     _each_bound(one)
+    state.skinned_in_frame.clear()
 
 
 @bpy.app.handlers.persistent
@@ -299,6 +311,9 @@ def after_load(*_):
     state.bone_ids.clear()
     state.stacks.clear()
     state.call_errors.clear()
+    state.in_frame.clear()
+    state.skinned_in_frame.clear()
+    state.drivers.clear()
     state.saving[0] = False
     _each_bound(takeover.take_over)
 

@@ -7,7 +7,7 @@ panel. Bind and Unbind themselves, and the bound objects skn deforms.
 
 import bpy
 
-from . import core, modes, stack, state, takeover, workflows
+from . import core, driven, modes, stack, state, takeover, workflows
 
 
 def make_binding(obj, bare=False):
@@ -68,6 +68,8 @@ def refresh(obj, force=False, cpu=False, depsgraph=None):
     if arm is None:
         return None
     if modes.gpu_drawn(obj) and not cpu:
+        if obj.name in state.drivers:  # (the mesh is not evaluated for the shader's frames)
+            driven.remove(obj)
         if obj.skn.stack_input is not None:  # the shader's binding reads the input helper: in step first
             state.busy[0] = True
             try:
@@ -98,6 +100,9 @@ def refresh(obj, force=False, cpu=False, depsgraph=None):
             b.depsgraph = None
         stack.write(o, deformed)
         state.last_key[obj.name] = key
+        if not cpu:
+            driven.sync(obj, b, wanted=render is None and obj.mode == "OBJECT" and b.source is None and
+                        not state.rendering[0] and driven.standing_still(obj))
         return deformed
     except core.Unsupported as e:
         state.busy[0] = False
@@ -106,6 +111,41 @@ def refresh(obj, force=False, cpu=False, depsgraph=None):
         return None
     finally:
         state.busy[0] = False
+
+
+def refresh_in_frame(obj, helper):
+    """refresh inside Blender's evaluation of a frame (driven.getter), before the mesh's stack:
+    skn's result skinned into `helper` (the result helper as the view layer evaluates it; the
+    "skn" modifier reads it next) and copied to the original helper; True where written, or
+    already there. Only where nothing of Blender's data must change: a live mesh in Object Mode
+    drawn from the CPU, no modifiers above, its binding made and fitting (False otherwise: the
+    frame handler refreshes it, and Blender evaluates it again after)."""
+    if obj is None or not obj.skn.bound or not obj.skn.live or obj.mode != "OBJECT" or state.saving[0] or \
+            state.rendering[0] or obj.skn.stack_input is not None or takeover.modifier_deforms(obj) or \
+            modes.gpu_drawn(obj) or not driven.standing_still(obj):
+        return False
+    b = state.bindings.get(obj.name)
+    arm, mod = core.find_armature(obj)
+    if b is None or arm is None or b.source is not None or b.outline != core.outline(obj) or \
+            not b.serves(obj.skn.method) or core.rules.refusals(obj, arm, mod):
+        return False
+    o = obj.skn.stack_offsets
+    original = stack.points_view(o, b.vertex_count) if o is not None else None
+    if original is None or len(helper.data.vertices) != b.vertex_count:
+        return False
+    posed = b.posed(arm, ("in frame", state.generation[0]))  # (this evaluation's: before_frame counts)
+    key = b.frame_key(obj, arm, posed) + obj.skn.method.encode()
+    if state.last_key.get(obj.name) == key:
+        return True  # (the original holds it, and so does a helper evaluated from it)
+    into = stack.points_view(helper, b.vertex_count)
+    deformed, _ = b.deform(obj, arm, obj.skn.method, posed, out=into)
+    if into is None:
+        stack.write_evaluated(helper, deformed)
+    elif deformed is not into:
+        into[...] = deformed
+    original[...] = deformed
+    state.last_key[obj.name] = key
+    return True
 
 
 def rebind(obj, previous_method=None, previous_group=None):

@@ -157,6 +157,16 @@ def write(o, points):
     mesh.update()
 
 
+def write_evaluated(o, points):
+    """write, into the result helper as a depsgraph evaluated it (`o`: its evaluated object) and
+    with nothing tagged: inside that evaluation, before the "skn" modifier reads it (driven.py).
+    Its layout checked as write's, for points_view of it."""
+    mesh = o.data
+    points = numpy.ascontiguousarray(points, numpy.float32)
+    mesh.vertices.foreach_set("co", points.ravel())
+    _check_layout(mesh, points)
+
+
 # a result helper's mesh (its address) -> (vertex 0's address, the stride, its coordinates as a
 # numpy array over Blender's memory): where _check_layout found them, after a copy
 _layouts = {}

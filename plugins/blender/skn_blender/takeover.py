@@ -27,7 +27,7 @@ import json
 import bpy
 import mathutils
 
-from . import core, live, modes, stack, state
+from . import core, driven, live, modes, stack, state
 
 
 GROUP = "skn Deform"  # the node group of the "skn" modifier
@@ -44,16 +44,19 @@ def node_group():
     "Input" names the input helper where there are modifiers above, unused but for the depsgraph:
     Blender evaluates it because it is named. A result helper scaled to 0 gives no geometry at all
     (a Switch on its Scale): the frame's first pass, which skn's result follows (stack.skip_pass).
-    (Made once; "skn" 4 tells it from the groups of earlier versions of the add-on: 3 had no
-    Switch, 2 added offsets from the helper, 1 read an attribute.)"""
+    Its "Driven" input is read by no node: driven.py's driver drives it, so that Blender evaluates
+    the driver (and skn skins) before the mesh's stack. (Made once; "skn" 5 tells it from the
+    groups of earlier versions of the add-on: 4 had no "Driven", 3 no Switch, 2 added offsets from
+    the helper, 1 read an attribute.)"""
     ng = bpy.data.node_groups.get(GROUP)
-    if ng is not None and ng.bl_idname == "GeometryNodeTree" and ng.get("skn") == 4:
+    if ng is not None and ng.bl_idname == "GeometryNodeTree" and ng.get("skn") == 5:
         return ng
     ng = bpy.data.node_groups.new(GROUP, "GeometryNodeTree")
-    ng["skn"] = 4
+    ng["skn"] = 5
     ng.inputs.new("NodeSocketGeometry", "Geometry")
     ng.inputs.new("NodeSocketObject", "Result")
     ng.inputs.new("NodeSocketObject", "Input")
+    ng.inputs.new("NodeSocketFloat", driven.INPUT)
     ng.outputs.new("NodeSocketGeometry", "Geometry")
     nodes, links = ng.nodes, ng.links
     given, result = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
@@ -103,7 +106,7 @@ def _shown(ng, points, move):
     return next(o for o in switch.outputs if o.type == "GEOMETRY" and o.enabled)
 
 
-def _input_id(ng, name):
+def input_id(ng, name):
     return next(i.identifier for i in ng.inputs if i.name == name)
 
 
@@ -132,8 +135,8 @@ def add_transport(obj, armature_mod):
         obj.data.attributes.remove(obj.data.attributes["skn_offset"])
     h, o = stack.ensure(obj, armature_mod)
     for name, helper in (("Result", o), ("Input", h)):
-        if mod.get(_input_id(group, name)) != helper:
-            mod[_input_id(group, name)] = helper
+        if mod.get(input_id(group, name)) != helper:
+            mod[input_id(group, name)] = helper
             obj.update_tag()
     state.own_changes.add(obj.data.name)
     source = armature_mod
@@ -152,13 +155,14 @@ def keep_stack(obj, armature_mod):
     group = node_group()
     if mod is None or mod.node_group != group or o is None or bool(above) != (h is not None) or \
             (not above and obj.skn.stack_input is not None) or (h is not None and h.data != obj.data) or \
-            mod.get(_input_id(group, "Result")) != o:
+            mod.get(input_id(group, "Result")) != o:
         add_transport(obj, armature_mod)
     elif above:
         stack.in_step(obj, armature_mod, h)
 
 
 def remove_transport(obj):
+    driven.remove(obj)
     mod = transport(obj)
     if mod is not None:
         obj.modifiers.remove(mod)

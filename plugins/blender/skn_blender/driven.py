@@ -1,0 +1,160 @@
+"""skn's result written inside Blender's evaluation of a frame, by a driver (docs/blender.md, Speed:
+the result written inside the frame's evaluation).
+
+The frame handler (handlers.on_frame) runs after Blender evaluated the frame, so the result it
+writes has Blender evaluate the bound mesh a second time (the frame's pass 1): about the Armature
+modifier's whole frame again. A driver is evaluated inside the frame's evaluation, after what its
+variables name and before what it drives: here a driver on the "skn" modifier's "Driven" input
+(which no node reads) whose variables are each bone the mesh follows (a B-Bone's segments by a
+`bbone_` property of its pose bone), the shape keys' values, both objects' transforms, the result
+helper's `dimensions` (Blender orders those after the helper's geometry: the helper, evaluated
+again in the same pass, would replace what the getter wrote) and the helper's SKIN property, whose
+getter skins into the helper's evaluated mesh (live.refresh_in_frame). Its expression, `0`, is one
+Blender evaluates without Python, so it runs with Python auto-execution off, as users have it; the
+getter is the add-on's own property. The mesh is then evaluated once a frame, as with the modifier.
+
+The getter does only what writes nothing of Blender's data (a binding that still fits, the view
+layer's depsgraph, the mesh drawn from the CPU, no modifiers above, its object standing still:
+standing_still): anything else it leaves to
+the frame handler, which does it as before (and Blender's pass 1 after it). The driver is made
+where that can happen (sync), and goes with the "skn" modifier (takeover.remove_transport).
+"""
+import bpy
+
+from . import core, state
+
+SKIN = "skn_skin"  # an Object property: its getter skins the mesh whose result helper it is read on
+INPUT = "Driven"   # the "skn" node group's input the driver drives (takeover.node_group)
+
+
+def getter(helper):
+    """SKIN's getter: `helper` is a result helper as a depsgraph evaluates it; the view layer's one
+    skins its mesh there (never a render's: Blender copies only the view layer's pose back)."""
+    name = state.in_frame.get(helper.as_pointer()) if helper.is_evaluated else None
+    if name is not None and not state.busy[0]:
+        from . import live
+        try:
+            if live.refresh_in_frame(bpy.data.objects.get(name), helper):
+                state.skinned_in_frame.add(name)
+        except Exception:  # (the frame handler skins it, and says what went wrong)
+            state.skinned_in_frame.discard(name)
+    return 0.0
+
+
+def _path(obj):
+    from . import takeover
+    ng = takeover.node_group()
+    return f'modifiers["{takeover.transport(obj).name}"]["{takeover.input_id(ng, INPUT)}"]'
+
+
+def _variables(obj, b):
+    """What the driver names, as (type, id_type, id, bone or data path) tuples."""
+    arm, _ = core.find_armature(obj)
+    out = [("TRANSFORMS", "OBJECT", arm, "")]  # (obj's own: it stands still, standing_still)
+    for a, binding in [(arm, b)] + [(p.armature(obj), p.binding) for p in b.multi]:
+        if a is not arm:
+            out.append(("TRANSFORMS", "OBJECT", a, ""))
+        names, segments = binding.skeleton.signature
+        for bone, count in zip(names, segments):
+            if count > 1:  # (a bbone_ property: after its segments)
+                out.append(("SINGLE_PROP", "OBJECT", a, f'pose.bones["{bone}"].bbone_easein'))
+            else:
+                out.append(("TRANSFORMS", "OBJECT", a, bone))
+    keys = obj.data.shape_keys
+    if b.targets and keys is not None:
+        out += [("SINGLE_PROP", "KEY", keys, f'key_blocks["{k.name}"].value') for k in keys.key_blocks]
+    o = obj.skn.stack_offsets
+    out += [("SINGLE_PROP", "OBJECT", o, "dimensions[0]"), ("SINGLE_PROP", "OBJECT", o, SKIN)]
+    return out
+
+
+def standing_still(obj):
+    """Whether nothing moves obj's object within an evaluation: no parent, constraint, action, NLA
+    strip or driver of the user's. Blender orders no driver after its own object's transform, so
+    the getter could read a moving object's matrix before the frame moved it: such an object is
+    skinned by the frame's handler, as before."""
+    ad = obj.animation_data
+    return obj.parent is None and not obj.constraints and (ad is None or (
+        ad.action is None and not ad.nla_tracks and all(_ours(fc) for fc in ad.drivers)))
+
+
+def _ours(fc):
+    return fc.data_path.startswith("modifiers[") and fc.data_path.endswith(f'["{_input_name_id()}"]')
+
+
+def _signature(variables):
+    return tuple((t, it, i.name, p) for t, it, i, p in variables)
+
+
+def sync(obj, b, wanted):
+    """The driver made, in step with the binding `b`, where the getter can skin obj (`wanted`);
+    removed otherwise. The view layer's evaluated helper told to the getter."""
+    if not wanted:
+        remove(obj)
+        return
+    variables = _variables(obj, b)
+    sig = _signature(variables)
+    if state.drivers.get(obj.name, (None,))[0] != sig or _driver(obj) is None:
+        remove(obj)
+        made = obj.animation_data is None
+        fc = obj.driver_add(_path(obj))
+        driver = fc.driver
+        driver.type, driver.expression = "SCRIPTED", "0"
+        for kind, id_type, target, where in variables:
+            v = driver.variables.new()
+            v.type = kind
+            t = v.targets[0]
+            if kind == "TRANSFORMS":
+                t.id, t.bone_target, t.transform_type, t.transform_space = target, where, "LOC_X", "WORLD_SPACE"
+            else:
+                t.id_type, t.id, t.data_path = id_type, target, where
+        state.drivers[obj.name] = (sig, made)
+    evaluated = obj.skn.stack_offsets.evaluated_get(bpy.context.view_layer.depsgraph)
+    for ptr in [p for p, n in state.in_frame.items() if n == obj.name]:
+        del state.in_frame[ptr]
+    if evaluated.is_evaluated:
+        state.in_frame[evaluated.as_pointer()] = obj.name
+
+
+def _driver(obj):
+    ad = obj.animation_data
+    if ad is None:
+        return None
+    from . import takeover
+    mod = takeover.transport(obj)
+    if mod is None:
+        return None
+    return next((fc for fc in ad.drivers if fc.data_path.startswith(f'modifiers["{mod.name}"]') and
+                 fc.data_path.endswith(f'["{takeover.input_id(takeover.node_group(), INPUT)}"]')), None)
+
+
+def remove(obj):
+    """The object's driver gone (and the animation data sync made for it, where nothing else is
+    there now)."""
+    _, made = state.drivers.pop(obj.name, (None, False))
+    for ptr in [p for p, n in state.in_frame.items() if n == obj.name]:
+        del state.in_frame[ptr]
+    ad = obj.animation_data
+    if ad is None:
+        return
+    for fc in [fc for fc in ad.drivers if _ours(fc)]:
+        ad.drivers.remove(fc)
+    if made and not ad.drivers and ad.action is None and not ad.nla_tracks:
+        obj.animation_data_clear()
+
+
+def _input_name_id():
+    from . import takeover
+    ng = bpy.data.node_groups.get(takeover.GROUP)
+    try:
+        return takeover.input_id(ng, INPUT) if ng is not None else "\0"
+    except StopIteration:
+        return "\0"
+
+
+def register():
+    bpy.types.Object.skn_skin = bpy.props.FloatProperty(get=getter, options={"HIDDEN", "SKIP_SAVE"})
+
+
+def unregister():
+    del bpy.types.Object.skn_skin
