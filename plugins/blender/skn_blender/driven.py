@@ -6,9 +6,9 @@ writes has Blender evaluate the bound mesh a second time (the frame's pass 1): a
 modifier's whole frame again. A driver is evaluated inside the frame's evaluation, after what its
 variables name and before what it drives: here a driver on the "skn" modifier's "Driven" input
 (which no node reads) whose variables are each bone the mesh follows (a B-Bone's segments by a
-`bbone_` property of its pose bone), the shape keys' values, both objects' transforms, the result
-helper's `dimensions` (Blender orders those after the helper's geometry: the helper, evaluated
-again in the same pass, would replace what the getter wrote) and the helper's SKIN property, whose
+`bbone_` property of its pose bone), the shape keys' values, the armature object's transform
+(the mesh's own stands still: standing_still), the result helper's `dimensions` (Blender
+orders those after the helper's geometry: the helper, evaluated again in the same pass, would replace what the getter wrote) and the helper's SKIN property, whose
 getter skins into the helper's evaluated mesh (live.refresh_in_frame). Its expression, `0`, is one
 Blender evaluates without Python, so it runs with Python auto-execution off, as users have it; the
 getter is the add-on's own property. The mesh is then evaluated once a frame, as with the modifier.
