@@ -78,7 +78,7 @@ from arm_scene import (arm_mesh, arm_rig, check, coords, evaluated, finish, inst
                        panel_labels, world)
 
 import bpy  # noqa: E402
-from mathutils import Quaternion, Vector  # noqa: E402
+from mathutils import Matrix, Quaternion, Vector  # noqa: E402
 
 
 def rig(name):
@@ -1022,8 +1022,25 @@ def smoothed_arm(name, arm, bind):
 FIRST_PASS_BELOW = {"Subdivision": lambda n, a: keyed_arm(n, a, ("SUBSURF",)),
                     "Corrective Smooth": lambda n, a: smoothed_arm(n, a, False),
                     "Corrective Smooth bound": lambda n, a: smoothed_arm(n, a, True),
+                    "Subdivision (the mesh under a moving Empty)": lambda n, a: parented_keyed_arm(n, a),
                     "Mirror above": lambda n, a: mirrored_keyed_arm(n, a)}
 HANDLED = "Mirror above"  # (modifiers above: skinned by the frame's handler, not inside the evaluation)
+
+
+def parented_keyed_arm(name, arm):
+    """keyed_arm with a Subdivision Surface below, parented to an Empty that moves and turns from
+    frame 1 to 10, its parent inverse not 1: the mesh moves and its armature stands, so its place
+    in the armature's space (premat) changes every frame, as its parent places it (driven.placed)."""
+    obj = keyed_arm(name, arm, ("SUBSURF",))
+    carrier = bpy.data.objects.new(f"{name} carrier", None)
+    bpy.context.scene.collection.objects.link(carrier)
+    obj.parent = carrier
+    obj.matrix_parent_inverse = Matrix.Translation((0.1, 0.0, -0.05)) @ Matrix.Rotation(0.2, 4, "Z")
+    for frame, location, rotation in ((1, (0, 0, 0), (0, 0, 0)), (10, (0.3, -0.2, 0.4), (0.3, 0.0, 0.5))):
+        carrier.location, carrier.rotation_euler = location, rotation
+        carrier.keyframe_insert("location", frame=frame)
+        carrier.keyframe_insert("rotation_euler", frame=frame)
+    return obj
 
 
 def mirrored_keyed_arm(name, arm):
@@ -1039,7 +1056,8 @@ def first_pass(addon):
     """The frame's first pass (stack.py, driven.py). A keyed mesh, which Blender evaluates in the
     frame's first pass, is skinned inside that evaluation (driven.py): there, at every frame, it is
     already the modifier's twin's, its result helper never scaled to 0 (Subdivision and Corrective
-    Smooth below, its rest the original or bound coordinates); a frame where that fails is skinned
+    Smooth below, its rest the original or bound coordinates; the mesh under a moving parent, which
+    places it there before Blender does); a frame where that fails is skinned
     by the frame's handler. One skinned by the handler (modifiers above) gives nothing in the first
     pass from the second frame played on (the modifiers below with nothing to do), and after the
     handler every frame the twin's, the helper at scale 1. Not for a mesh Blender does not evaluate

@@ -71,6 +71,14 @@ class Seen:
         return getattr(self._original, name)
 
 
+class Placed(Seen):
+    """A bound object at `matrix_world` (a mathutils Matrix), everything else the original's: where
+    its parent places it inside a frame's evaluation, before Blender placed it (driven.placed)."""
+
+    def __init__(self, obj, matrix_world):
+        self._original, self.matrix_world, self.seen_key = obj, matrix_world, None
+
+
 def dqs_scale(kind):
     """The split of scale from rotation Blender's Preserve Volume makes (skn's KEEP_Y) for the
     dual-quaternion methods; LBS ignores it."""

@@ -6,18 +6,19 @@ writes has Blender evaluate the bound mesh a second time (the frame's pass 1): a
 modifier's whole frame again. A driver is evaluated inside the frame's evaluation, after what its
 variables name and before what it drives: here a driver on the "skn" modifier's "Driven" input
 (which no node reads) whose variables are each bone the mesh follows (a B-Bone's segments by a
-`bbone_` property of its pose bone), the shape keys' values, the armature object's transform
-(the mesh's own stands still: standing_still), the result helper's `dimensions` (Blender
-orders those after the helper's geometry: the helper, evaluated again in the same pass, would replace what the getter wrote) and the helper's SKIN property, whose
+`bbone_` property of its pose bone), the shape keys' values, the armature object's transform and
+its parent's (the mesh's own stands still but for its parent: standing_still, placed), the result
+helper's `dimensions` (Blender orders those after the helper's geometry: the helper, evaluated
+again in the same pass, would replace what the getter wrote) and the helper's SKIN property, whose
 getter skins into the helper's evaluated mesh (live.refresh_in_frame). Its expression, `0`, is one
 Blender evaluates without Python, so it runs with Python auto-execution off, as users have it; the
 getter is the add-on's own property. The mesh is then evaluated once a frame, as with the modifier.
 
 The getter does only what writes nothing of Blender's data (a binding that still fits, the view
 layer's depsgraph, the mesh drawn from the CPU, no modifiers above, its object standing still:
-standing_still): anything else it leaves to
-the frame handler, which does it as before (and Blender's pass 1 after it). The driver is made
-where that can happen (sync), and goes with the "skn" modifier (takeover.remove_transport).
+standing_still, placed by its parent where it has one: placed): anything else it leaves to the
+frame handler, which does it as before (and Blender's pass 1 after it). The driver is made where
+that can happen (sync), and goes with the "skn" modifier (takeover.remove_transport).
 """
 import bpy
 
@@ -50,8 +51,11 @@ def _path(obj):
 def _variables(obj, b):
     """What the driver names, as (type, id_type, id, bone or data path) tuples."""
     arm, _ = core.find_armature(obj)
-    out = [("TRANSFORMS", "OBJECT", arm, "")]  # (obj's own: it stands still, standing_still)
-    for a, binding in [(arm, b)] + [(p.armature(obj), p.binding) for p in b.multi]:
+    out = [("TRANSFORMS", "OBJECT", arm, "")]  # (not obj's own: it stands still, standing_still)
+    armatures = [(arm, b)] + [(p.armature(obj), p.binding) for p in b.multi]
+    if obj.parent is not None and obj.parent not in [a for a, _ in armatures]:  # (what places it: placed)
+        out.append(("TRANSFORMS", "OBJECT", obj.parent, ""))
+    for a, binding in armatures:
         if a is not arm:
             out.append(("TRANSFORMS", "OBJECT", a, ""))
         names, segments = binding.skeleton.signature
@@ -69,13 +73,47 @@ def _variables(obj, b):
 
 
 def standing_still(obj):
-    """Whether nothing moves obj's object within an evaluation: no parent, constraint, action, NLA
-    strip or driver of the user's. Blender orders no driver after its own object's transform, so
-    the getter could read a moving object's matrix before the frame moved it: such an object is
-    skinned by the frame's handler, as before."""
+    """Whether nothing but a parent that places it as an object (parent_places) moves obj's object
+    within an evaluation: no constraint, action, NLA strip or driver of the user's. Blender orders no
+    driver after its own object's transform, so the getter could read a moving object's matrix
+    before the frame moved it: such an object is skinned by the frame's handler, as before. A
+    parent's move the getter reads after it (a variable on the parent), and places the object
+    itself (placed)."""
     ad = obj.animation_data
-    return obj.parent is None and not obj.constraints and (ad is None or (
+    return (obj.parent is None or parent_places(obj)) and not obj.constraints and (ad is None or (
         ad.action is None and not ad.nla_tracks and all(_ours(fc) for fc in ad.drivers)))
+
+
+def parent_places(obj):
+    """Whether obj's parent places it as Blender places an object under an object: its world
+    matrix the parent's × the parent inverse × its own (parent type Object; not a curve's path,
+    which Blender follows instead). An Armature Deform parent is one while bound (takeover.py)."""
+    p = obj.parent
+    return p is not None and obj.parent_type == "OBJECT" and p.type != "CURVE"
+
+
+def placed(obj, checked=True, depsgraph=None):
+    """obj, or a stand-in placed where its parent places it (parent_places; core.Placed) for a
+    standing_still object: inside the frame's evaluation, Blender has moved the parent the driver
+    names but not yet obj. The same stand-in for the handler's frame key and result then, so that
+    both skin the same mesh; where `checked`, after the frame, only where its matrix is Blender's to
+    float rounding (otherwise obj itself: what was skinned inside the evaluation is skinned again).
+    Not for a matrix with no inverse (an axis scaled to 0: the modifier's premat is then exactly 0
+    from Blender's own matrix, core.inverse), whose object is skinned from Blender's matrix.
+    `depsgraph`: the parent as evaluated there (inside the evaluation, the original's matrix is
+    copied back from it in a step of its own, which the driver does not wait for)."""
+    if obj.parent is None or not parent_places(obj):
+        return obj
+    parent = obj.parent.evaluated_get(depsgraph) if depsgraph is not None else obj.parent
+    m = parent.matrix_world @ obj.matrix_parent_inverse @ obj.matrix_basis
+    columns = [c.length for c in m.to_3x3().col]
+    if min(columns) == 0.0 or abs(m.to_3x3().determinant()) < 1e-6 * columns[0] * columns[1] * columns[2]:
+        return obj
+    if checked:
+        world, size = obj.matrix_world, max(max(abs(x) for x in row) for row in m)
+        if any(abs(a - b) > 1e-5 * size for r, w in zip(m, world) for a, b in zip(r, w)):
+            return obj
+    return core.Placed(obj, m)
 
 
 def _ours(fc):
@@ -118,14 +156,7 @@ def sync(obj, b, wanted):
 
 def _driver(obj):
     ad = obj.animation_data
-    if ad is None:
-        return None
-    from . import takeover
-    mod = takeover.transport(obj)
-    if mod is None:
-        return None
-    return next((fc for fc in ad.drivers if fc.data_path.startswith(f'modifiers["{mod.name}"]') and
-                 fc.data_path.endswith(f'["{takeover.input_id(takeover.node_group(), INPUT)}"]')), None)
+    return next(filter(_ours, ad.drivers), None) if ad is not None else None
 
 
 def remove(obj):

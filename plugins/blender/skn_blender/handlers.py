@@ -6,7 +6,7 @@ exporter (wrapped: Blender 3.4 has no export handlers), and a file opened (skn t
 
 import bpy
 
-from . import core, live, modes, stack, state, takeover, workflows
+from . import core, driven, live, modes, stack, state, takeover, workflows
 
 
 def _each_bound(fn):
@@ -173,8 +173,9 @@ def on_frame(scene, depsgraph=None):
                 _edits_followed(obj, edited)
                 _gpu_mode_followed(obj)
                 workflows.follow_preserve_volume(obj)
-            if viewport and obj.name in state.skinned_in_frame and obj.name in state.bindings:
-                return  # skinned inside the frame's evaluation (driven.py), its binding still right
+            if viewport and obj.name in state.skinned_in_frame and obj.name in state.bindings and \
+                    (obj.parent is None or driven.placed(obj) is not obj):
+                return  # skinned inside the frame's evaluation (driven.py), its binding and its place right
             if obj.skn.live and live.refresh(obj, depsgraph=depsgraph) is not None:
                 written.append(obj)
     state.generation[0] += 1

@@ -86,7 +86,7 @@ def refresh(obj, force=False, cpu=False, depsgraph=None):
         b = binding(obj)
         render = depsgraph if depsgraph is not None and \
             depsgraph.as_pointer() != bpy.context.view_layer.depsgraph.as_pointer() else None  # (a render's too)
-        seen, arm = (core.Seen(obj, render), arm.evaluated_get(render)) if render else (obj, arm)
+        seen, arm = (core.Seen(obj, render), arm.evaluated_get(render)) if render else (driven.placed(obj), arm)
         b.depsgraph = render
         try:
             posed = b.posed(arm, state.generation[0])  # (read once for all the armature's meshes)
@@ -102,7 +102,8 @@ def refresh(obj, force=False, cpu=False, depsgraph=None):
         state.last_key[obj.name] = key
         if not cpu:
             driven.sync(obj, b, wanted=render is None and obj.mode == "OBJECT" and b.source is None and
-                        not state.rendering[0] and driven.standing_still(obj))
+                        not state.rendering[0] and driven.standing_still(obj) and
+                        (obj.parent is None or seen is not obj))  # (placed where Blender places it)
         return deformed
     except core.Unsupported as e:
         state.busy[0] = False
@@ -133,12 +134,16 @@ def refresh_in_frame(obj, helper):
     original = stack.points_view(o, b.vertex_count) if o is not None else None
     if original is None or len(helper.data.vertices) != b.vertex_count:
         return False
+    depsgraph = bpy.context.view_layer.depsgraph  # (as evaluated: the originals are copied back in steps of their own)
+    seen, arm = driven.placed(obj, checked=False, depsgraph=depsgraph), arm.evaluated_get(depsgraph)
+    if seen is obj and obj.parent is not None:  # (where its parent places it: Blender has not yet)
+        return False
     posed = b.posed(arm, ("in frame", state.generation[0]))  # (this evaluation's: before_frame counts)
-    key = b.frame_key(obj, arm, posed) + obj.skn.method.encode()
+    key = b.frame_key(seen, arm, posed) + obj.skn.method.encode()
     if state.last_key.get(obj.name) == key:
         return True  # (the original holds it, and so does a helper evaluated from it)
     into = stack.points_view(helper, b.vertex_count)
-    deformed, _ = b.deform(obj, arm, obj.skn.method, posed, out=into)
+    deformed, _ = b.deform(seen, arm, obj.skn.method, posed, out=into)
     if into is None:
         stack.write_evaluated(helper, deformed)
     elif deformed is not into:
