@@ -17,8 +17,8 @@ a corrective moving a few hundred vertices at the elbow. A frame is
 scene.frame_set(f) and the view layer updated until the deformed mesh is
 evaluated (skn writes its offsets in frame_change_post; the modifier is done
 by then). Milliseconds a frame: the median of RUNS passes over the 20 frames,
-each pass's figure its median frame; the modifier runs before Bind and after
-Unbind, its figure the median of both.
+each pass's figure its median frame; ROUNDS rounds alternate the modifier and
+skn (compare), the ratio the median of the rounds'.
 
   blender -b --factory-startup --python blender_frames.py -- ADDON.zip [VERTICES...|rigify]
 """
@@ -38,7 +38,7 @@ from arm_scene import chain_rig, rigify_human  # noqa: E402
 
 import bpy  # noqa: E402
 
-BONES, SEGMENTS, RUNS, FRAMES, CLOTHES = 60, 40, 5, 20, 4
+BONES, SEGMENTS, RUNS, FRAMES, CLOTHES, ROUNDS = 60, 40, 5, 20, 4, 3
 SUBSURF_UPTO = 50_000  # the Subdivision row's sizes (at 200,000 vertices a frame takes half a second)
 
 
@@ -132,25 +132,32 @@ def clothes(body, count):
 
 
 def compare(arm, objs, label, note=""):
-    """The modifier (before Bind and after Unbind) against skn's CPU mode, Linear and DQS: a row
-    each. `objs`: a mesh, or several on the armature, all bound (the vertex count: the first's)."""
+    """The modifier against skn's CPU mode, Linear and DQS: a row each. ROUNDS rounds, each the
+    modifier's frame, then skn's (bound), then unbound again: the VM's speed drifts by a fifth
+    within a minute, so a round's two figures are taken close together, and the row gives the
+    medians over rounds, the median of the rounds' ratios (each round's skn against the mean of
+    the modifier's figures either side of it) and their range. `objs`: a mesh, or several on the
+    armature, all bound (the vertex count: the first's)."""
     objs = objs if isinstance(objs, list) else [objs]
     for method in ("LINEAR", "DQS"):
         for obj in objs:
             obj.modifiers["Armature"].use_deform_preserve_volume = method == "DQS"
-        before = frame_ms()
-        bpy.context.scene.frame_set(1)
-        for obj in objs:
-            bpy.context.view_layer.objects.active = obj
-            obj.skn.method = method
-            bpy.ops.skn.bind()
-        skn = frame_ms()
-        for obj in objs:
-            bpy.context.view_layer.objects.active = obj
-            bpy.ops.skn.unbind()
-        modifier = statistics.median([before, frame_ms()])
-        print(f"{len(objs[0].data.vertices):9,} {label:12} {method:7} {modifier:9.2f} {skn:8.2f} "
-              f"{modifier / skn:12.2f}x{note}")
+        modifier, skn = [frame_ms()], []
+        for _ in range(ROUNDS):
+            bpy.context.scene.frame_set(1)
+            for obj in objs:
+                bpy.context.view_layer.objects.active = obj
+                obj.skn.method = method
+                bpy.ops.skn.bind()
+            skn.append(frame_ms())
+            for obj in objs:
+                bpy.context.view_layer.objects.active = obj
+                bpy.ops.skn.unbind()
+            modifier.append(frame_ms())
+        ratios = [(a + b) / 2 / s for a, b, s in zip(modifier, modifier[1:], skn)]
+        print(f"{len(objs[0].data.vertices):9,} {label:12} {method:7} {statistics.median(modifier):9.2f} "
+              f"{statistics.median(skn):8.2f} {statistics.median(ratios):12.2f}x "
+              f"({min(ratios):.2f}-{max(ratios):.2f}){note}")
         sys.stdout.flush()
 
 
@@ -163,6 +170,7 @@ def main():
           f"{bpy.app.version_string}, headless")
     print(f"a frame change (frame_set + the view layer updated), ms: median of {RUNS} passes over {FRAMES} frames; "
           f"{BONES} bones, 2 influences a vertex")
+    print(f"{ROUNDS} rounds of the modifier's frame, then skn's: the medians, and the rounds' ratios' median (range)")
     print(f"{'vertices':>9} {'setup':12} {'method':7} {'modifier':>9} {'skn CPU':>8} {'modifier/skn':>13}")
     for vertices in sizes:
         kinds = ("bones", "B-Bones", "shape keys", "Mirror above") + (("keys+Subsurf",) if vertices <= SUBSURF_UPTO else ())

@@ -1019,10 +1019,11 @@ def smoothed_arm(name, arm, bind):
     return obj
 
 
+MOVED, REPARENTED = "Subdivision (the mesh under a moving Empty)", 6  # (given another moving parent by a script then)
 FIRST_PASS_BELOW = {"Subdivision": lambda n, a: keyed_arm(n, a, ("SUBSURF",)),
                     "Corrective Smooth": lambda n, a: smoothed_arm(n, a, False),
                     "Corrective Smooth bound": lambda n, a: smoothed_arm(n, a, True),
-                    "Subdivision (the mesh under a moving Empty)": lambda n, a: parented_keyed_arm(n, a),
+                    MOVED: lambda n, a: parented_keyed_arm(n, a),
                     "Mirror above": lambda n, a: mirrored_keyed_arm(n, a)}
 HANDLED = "Mirror above"  # (modifiers above: skinned by the frame's handler, not inside the evaluation)
 
@@ -1032,15 +1033,20 @@ def parented_keyed_arm(name, arm):
     frame 1 to 10, its parent inverse not 1: the mesh moves and its armature stands, so its place
     in the armature's space (premat) changes every frame, as its parent places it (driven.placed)."""
     obj = keyed_arm(name, arm, ("SUBSURF",))
-    carrier = bpy.data.objects.new(f"{name} carrier", None)
-    bpy.context.scene.collection.objects.link(carrier)
-    obj.parent = carrier
+    obj.parent = moving_empty(f"{name} carrier", ((0.3, -0.2, 0.4), (0.3, 0.0, 0.5)))
     obj.matrix_parent_inverse = Matrix.Translation((0.1, 0.0, -0.05)) @ Matrix.Rotation(0.2, 4, "Z")
-    for frame, location, rotation in ((1, (0, 0, 0), (0, 0, 0)), (10, (0.3, -0.2, 0.4), (0.3, 0.0, 0.5))):
-        carrier.location, carrier.rotation_euler = location, rotation
-        carrier.keyframe_insert("location", frame=frame)
-        carrier.keyframe_insert("rotation_euler", frame=frame)
     return obj
+
+
+def moving_empty(name, to):
+    """An Empty keyed from the origin at frame 1 to `to` (location, rotation) at frame 10."""
+    empty = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(empty)
+    for frame, (location, rotation) in ((1, ((0, 0, 0), (0, 0, 0))), (10, to)):
+        empty.location, empty.rotation_euler = location, rotation
+        empty.keyframe_insert("location", frame=frame)
+        empty.keyframe_insert("rotation_euler", frame=frame)
+    return empty
 
 
 def mirrored_keyed_arm(name, arm):
@@ -1057,7 +1063,8 @@ def first_pass(addon):
     frame's first pass, is skinned inside that evaluation (driven.py): there, at every frame, it is
     already the modifier's twin's, its result helper never scaled to 0 (Subdivision and Corrective
     Smooth below, its rest the original or bound coordinates; the mesh under a moving parent, which
-    places it there before Blender does); a frame where that fails is skinned
+    places it there before Blender does, and from the frame after a script gave it another); a
+    frame where that fails, or where the driver does not name the parent, is skinned
     by the frame's handler. One skinned by the handler (modifiers above) gives nothing in the first
     pass from the second frame played on (the modifiers below with nothing to do), and after the
     handler every frame the twin's, the helper at scale 1. Not for a mesh Blender does not evaluate
@@ -1105,6 +1112,9 @@ def first_pass(addon):
     addon.live.refresh, addon.live.refresh_in_frame = refresh_failing, in_frame_failing
     try:
         for f in range(2, 11):
+            if f == REPARENTED:  # (a script's, then frame_set: the handler skins it and names the new parent)
+                for o in keyed[MOVED]:
+                    o.parent = moving_empty(f"{o.name} second carrier", ((-0.2, 0.3, 0.1), (0.0, 0.4, -0.3)))
             scene.frame_set(f)
             if f == failing:  # the last frame's result, exactly (the helper's points hold it)
                 kept = numpy.array_equal(evaluated(sub), last) and sub.skn.stack_offsets.scale[0] == 1.0 and \
@@ -1141,7 +1151,8 @@ def _first_pass_checks(keyed, first, early, worst, scales, kept, failing, plain,
     for label in keyed:  # (frame 2, the first after Bind: the handler's, as Blender's depsgraph takes the driver in)
         if label != HANDLED:
             inside = [d for f, d in zip(range(2, 11), early[label]) if f > 2 and not (label == "Subdivision" and
-                                                                                      f == failing)]
+                                                                                      f == failing) and
+                      not (label == MOVED and f == REPARENTED)]
             check(f"the frame's first pass: a keyed mesh, {label} below, skinned inside the frame's evaluation "
                   f"(driven.py): there already the modifier's twin's from the second frame played on, never given "
                   f"nothing", max(inside) < 1e-5 and not any(skipped[label]),

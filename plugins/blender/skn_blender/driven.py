@@ -116,6 +116,14 @@ def placed(obj, checked=True, depsgraph=None):
     return core.Placed(obj, m)
 
 
+def names_parent(obj):
+    """Whether obj's driver names its parent (None: nothing to name), so that the getter reads the
+    parent after Blender moved it: a parent set since the driver was made is not, until the
+    handler makes the driver again (sync)."""
+    p, variables = obj.parent, state.drivers.get(obj.name, (None,))[0]
+    return p is None or (variables is not None and ("TRANSFORMS", "OBJECT", p.name, "") in variables)
+
+
 def _ours(fc):
     return fc.data_path.startswith("modifiers[") and fc.data_path.endswith(f'["{_input_name_id()}"]')
 

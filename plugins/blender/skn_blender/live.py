@@ -119,11 +119,13 @@ def refresh_in_frame(obj, helper):
     skn's result skinned into `helper` (the result helper as the view layer evaluates it; the
     "skn" modifier reads it next) and copied to the original helper; True where written, or
     already there. Only where nothing of Blender's data must change: a live mesh in Object Mode
-    drawn from the CPU, no modifiers above, its binding made and fitting (False otherwise: the
-    frame handler refreshes it, and Blender evaluates it again after)."""
+    drawn from the CPU, no modifiers above, its object standing still (placed by its parent where
+    it has one, which the driver names), its binding made and fitting (False otherwise: the frame
+    handler refreshes it, and Blender evaluates it again after). The armature and the parent are
+    read as the view layer evaluates them (driven.placed)."""
     if obj is None or not obj.skn.bound or not obj.skn.live or obj.mode != "OBJECT" or state.saving[0] or \
             state.rendering[0] or obj.skn.stack_input is not None or takeover.modifier_deforms(obj) or \
-            modes.gpu_drawn(obj) or not driven.standing_still(obj):
+            modes.gpu_drawn(obj) or not driven.standing_still(obj) or not driven.names_parent(obj):
         return False
     b = state.bindings.get(obj.name)
     arm, mod = core.find_armature(obj)
@@ -147,8 +149,8 @@ def refresh_in_frame(obj, helper):
     if into is None:
         stack.write_evaluated(helper, deformed)
     elif deformed is not into:
-        into[...] = deformed
-    original[...] = deformed
+        stack.copy_points(into, deformed)
+    stack.copy_points(original, deformed)
     state.last_key[obj.name] = key
     return True
 

@@ -157,6 +157,31 @@ def write(o, points):
     mesh.update()
 
 
+def copy_points(view, points):
+    """view[...] = points, for (n, 3) float32 arrays whose rows' floats are contiguous (points_view's,
+    skn's), each row's 12 bytes copied as one item: numpy copies strided rows of 3 floats one
+    row at a time, about 2.3x slower (0.33 against 0.15 ms at 50,000 rows 16 bytes apart, MVert's)."""
+    if view.shape != points.shape or view.dtype != numpy.float32 or points.dtype != numpy.float32 or \
+            view.ndim != 2 or view.shape[1] != 3 or view.strides[1] != 4 or points.strides[1] != 4 or \
+            min(view.strides[0], points.strides[0]) < 12:
+        view[...] = points
+        return
+    _rows(view)[...] = _rows(points)
+
+
+class _Rows:
+    """An (n, 3) float32 array's rows as n 12-byte items (numpy's array interface; no copy): read
+    while the array lives."""
+
+    def __init__(self, a):
+        self.__array_interface__ = {"shape": (len(a),), "typestr": "|V12", "data": (a.ctypes.data, False),
+                                    "strides": (a.strides[0],), "version": 3}
+
+
+def _rows(a):
+    return numpy.asarray(_Rows(a))
+
+
 def write_evaluated(o, points):
     """write, into the result helper as a depsgraph evaluated it (`o`: its evaluated object) and
     with nothing tagged: inside that evaluation, before the "skn" modifier reads it (driven.py).
