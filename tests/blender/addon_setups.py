@@ -1095,6 +1095,7 @@ def first_pass(addon):
             got, want = (evaluated_in(x, depsgraph) for x in (o, twin))
             early[label].append(float(numpy.abs(got - want).max()) if len(got) == len(want) else numpy.inf)
     worst = {label: 0.0 for label in keyed}
+    held = set()  # the meshes whose helper's own points were not its evaluated ones after a frame
     worst["hair"], scales, failing, refresh, in_frame, last = 0.0, set(), 7, addon.live.refresh, \
         addon.live.refresh_in_frame, None
     sub, inside = keyed[HANDLED][0], keyed["Subdivision"][0]
@@ -1128,11 +1129,15 @@ def first_pass(addon):
                 worst[label] = max(worst[label], float(numpy.abs(got - want).max()) if len(got) == len(want)
                                    else numpy.inf)
             scales |= {tuple(o.skn.stack_offsets.scale) for o in bound}
+            held.update(label for label, (o, _) in keyed.items()  # (the getter's copy: stack.copy_points)
+                        if not numpy.array_equal(coords(o.skn.stack_offsets), evaluated(o.skn.stack_offsets)))
             worst["hair"] = max(worst["hair"], float(numpy.abs(hair_of(hairy) - hair_want[f]).max()))
     finally:
         addon.live.refresh, addon.live.refresh_in_frame = refresh, in_frame
         bpy.app.handlers.frame_change_post.remove(spy)
     _first_pass_checks(keyed, first, early, worst, scales, kept, failing, plain, hairy)
+    check("... every result helper's own points what was skinned into it as evaluated, bit for bit (a helper "
+          "evaluated again from them holds the frame's result)", not held, ", ".join(sorted(held)))
     for o in bound:
         activate(o)
         bpy.ops.skn.unbind()
