@@ -154,6 +154,8 @@ def on_frame(scene, depsgraph=None):
     written = []
     if state.saving[0]:
         return
+    # (read before the refreshes: one that asks for the evaluated depsgraph, as a mesh with modifiers
+    # above does, has Blender evaluate again, which clears what this evaluation updated)
     keys = depsgraph is not None and depsgraph.id_type_updated("KEY")
     viewport = depsgraph is not None and depsgraph.as_pointer() == bpy.context.view_layer.depsgraph.as_pointer() \
         and not state.rendering[0]
