@@ -918,8 +918,8 @@ def modifiers_above():
     an asymmetric pose; Solidify with its thickness keyed over Mirror, with a keyed shape key; a
     modifier added above while bound; Apply (Blender's: the mesh itself, the modifiers above left
     out, with its note); GPU mode; the file saved while bound holds no helper; a
-    duplicate gets its own; Mirror about an Empty with the mesh moved; a Data Transfer of weights from
-    a proxy, still or deformed."""
+    duplicate gets its own; Mirror about an Empty with the mesh moved; the mesh under a moving Empty;
+    a Data Transfer of weights from a proxy, still or deformed."""
     bones = [("b.L", (0.3, 0, 0), (1.3, 0, 0), None), ("c.L", (1.3, 0, 0), (2.3, 0, 0), "b.L"),
              ("b.R", (-0.3, 0, 0), (-1.3, 0, 0), None), ("c.R", (-1.3, 0, 0), (-2.3, 0, 0), "b.R")]
     pose = {"b.L": [(1, (0, 0, 0)), (20, (0, 20, 40))], "c.L": [(1, (0, 0, 0)), (20, (30, 0, 50))],
@@ -947,6 +947,23 @@ def modifiers_above():
     obj.location = (0.2, 0.3, 0.0)
     obj.modifiers["Mirror"].mirror_object = plane
     follows("Mirror above, about an Empty, the mesh moved", obj, methods=("LINEAR",))
+
+    # Mirror above and a keyed key, the mesh under a moving Empty: the input helper placed where the mesh is at each
+    # frame, its geometry evaluated again with it (placed alone, Blender left the helper the mesh's own
+    # vertices, without Mirror's: the mesh stayed at rest, 1.2 of the diagonal off by frame 20)
+    carrier = bpy.data.objects.new("MirrorCarrier", None)
+    bpy.context.scene.collection.objects.link(carrier)
+    for frame, location, rotation in ((1, (0, 0, 0), (0, 0, 0)), (20, (0.3, -0.4, 0.2), (0.4, 0.0, 0.6))):
+        carrier.location, carrier.rotation_euler = location, rotation
+        carrier.keyframe_insert("location", frame=frame)
+        carrier.keyframe_insert("rotation_euler", frame=frame)
+    obj = mirrored_body("Mirrored under a moving Empty", arm)
+    obj.parent = carrier
+    obj.shape_key_add(name="Basis")
+    keyed_0_to_1(obj.shape_key_add(name="Lifted", from_mix=False))
+    for p in obj.data.shape_keys.key_blocks["Lifted"].data:
+        p.co.z += 0.1 * p.co.x
+    follows("Mirror above and a keyed shape key, the mesh under a moving Empty", obj)
 
     # weights from a proxy: a Data Transfer above gives the mesh, which has its groups but no
     # weight, the proxy's (the helper kept them: Bind found no vertex weighted before); from a proxy

@@ -1020,6 +1020,7 @@ def smoothed_arm(name, arm, bind):
 
 
 MOVED, REPARENTED = "Subdivision (the mesh under a moving Empty)", 6  # (given another moving parent by a script then)
+SHIFTED = 9  # (each keyed mesh moved and turned by a script, then frame_set: skinned where it is now)
 FIRST_PASS_BELOW = {"Subdivision": lambda n, a: keyed_arm(n, a, ("SUBSURF",)),
                     "Corrective Smooth": lambda n, a: smoothed_arm(n, a, False),
                     "Corrective Smooth bound": lambda n, a: smoothed_arm(n, a, True),
@@ -1063,8 +1064,9 @@ def first_pass(addon):
     frame's first pass, is skinned inside that evaluation (driven.py): there, at every frame, it is
     already the modifier's twin's, its result helper never scaled to 0 (Subdivision and Corrective
     Smooth below, its rest the original or bound coordinates; the mesh under a moving parent, which
-    places it there before Blender does, and from the frame after a script gave it another); a
-    frame where that fails, or where the driver does not name the parent, is skinned
+    places it there before Blender does, and from the frame after a script gave it another; at a
+    frame a script moved each mesh before); a frame where that fails, or where the driver does not
+    name the parent, is skinned
     by the frame's handler. One skinned by the handler (modifiers above) gives nothing in the first
     pass from the second frame played on (the modifiers below with nothing to do), and after the
     handler every frame the twin's, the helper at scale 1. Not for a mesh Blender does not evaluate
@@ -1116,6 +1118,9 @@ def first_pass(addon):
             if f == REPARENTED:  # (a script's, then frame_set: the handler skins it and names the new parent)
                 for o in keyed[MOVED]:
                     o.parent = moving_empty(f"{o.name} second carrier", ((-0.2, 0.3, 0.1), (0.0, 0.4, -0.3)))
+            if f == SHIFTED:
+                for o in [o for pair in keyed.values() for o in pair]:
+                    o.location.x, o.rotation_euler.z = o.location.x + 0.3, o.rotation_euler.z + 0.2
             scene.frame_set(f)
             if f == failing:  # the last frame's result, exactly (the helper's points hold it)
                 kept = numpy.array_equal(evaluated(sub), last) and sub.skn.stack_offsets.scale[0] == 1.0 and \

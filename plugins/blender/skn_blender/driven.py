@@ -93,16 +93,21 @@ def parent_places(obj):
 
 
 def placed(obj, checked=True, depsgraph=None):
-    """obj, or a stand-in placed where its parent places it (parent_places; core.Placed) for a
-    standing_still object: inside the frame's evaluation, Blender has moved the parent the driver
-    names but not yet obj. The same stand-in for the handler's frame key and result then, so that
-    both skin the same mesh; where `checked`, after the frame, only where its matrix is Blender's to
-    float rounding (otherwise obj itself: what was skinned inside the evaluation is skinned again).
-    Not for a matrix with no inverse (an axis scaled to 0: the modifier's premat is then exactly 0
-    from Blender's own matrix, core.inverse), whose object is skinned from Blender's matrix.
+    """obj, or a stand-in (core.Placed) placed where Blender places a standing_still object in this
+    frame: inside the frame's evaluation (not `checked`) Blender has not placed obj yet, so its
+    matrix_world may be the last frame's (a script moved it, then frame_set). Without a parent, at
+    its own matrix (matrix_basis: Blender's matrix_world for it, bit for bit). Under a parent that
+    places it (parent_places), where its parent places it: the parent, which the driver names, is
+    moved by then. That stand-in also for the handler's frame key and result, so that both skin the
+    same mesh; where `checked`, after the frame, only where its matrix is Blender's to float rounding
+    (otherwise obj itself: what was skinned inside the evaluation is skinned again). Not for a
+    matrix with no inverse (an axis scaled to 0: the modifier's premat is then exactly 0 from
+    Blender's own matrix, core.inverse), whose object is skinned from Blender's matrix.
     `depsgraph`: the parent as evaluated there (inside the evaluation, the original's matrix is
     copied back from it in a step of its own, which the driver does not wait for)."""
-    if obj.parent is None or not parent_places(obj):
+    if obj.parent is None:
+        return obj if checked else core.Placed(obj, obj.matrix_basis)
+    if not parent_places(obj):
         return obj
     parent = obj.parent.evaluated_get(depsgraph) if depsgraph is not None else obj.parent
     m = parent.matrix_world @ obj.matrix_parent_inverse @ obj.matrix_basis

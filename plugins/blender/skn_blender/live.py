@@ -122,7 +122,7 @@ def refresh_in_frame(obj, helper):
     drawn from the CPU, no modifiers above, its object standing still (placed by its parent where
     it has one, which the driver names), its binding made and fitting (False otherwise: the frame
     handler refreshes it, and Blender evaluates it again after). The armature and the parent are
-    read as the view layer evaluates them (driven.placed)."""
+    read as the view layer evaluates them, the object placed as Blender will (driven.placed)."""
     if obj is None or not obj.skn.bound or not obj.skn.live or obj.mode != "OBJECT" or state.saving[0] or \
             state.rendering[0] or obj.skn.stack_input is not None or takeover.modifier_deforms(obj) or \
             modes.gpu_drawn(obj) or not driven.standing_still(obj) or not driven.names_parent(obj):
@@ -138,7 +138,7 @@ def refresh_in_frame(obj, helper):
         return False
     depsgraph = bpy.context.view_layer.depsgraph  # (as evaluated: the originals are copied back in steps of their own)
     seen, arm = driven.placed(obj, checked=False, depsgraph=depsgraph), arm.evaluated_get(depsgraph)
-    if seen is obj and obj.parent is not None:  # (where its parent places it: Blender has not yet)
+    if seen is obj:  # (placed where Blender places it, which it has not yet)
         return False
     posed = b.posed(arm, ("in frame", state.generation[0]))  # (this evaluation's: before_frame counts)
     key = b.frame_key(seen, arm, posed) + obj.skn.method.encode()

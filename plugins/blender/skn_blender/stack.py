@@ -69,6 +69,10 @@ def in_step(obj, mod, h):
     the object's space, as are a Geometry Nodes modifier's Object Info in Relative mode)."""
     if h.matrix_world != obj.matrix_world:
         h.matrix_world = obj.matrix_world.copy()
+        # (its geometry too: placed alone, after Blender evaluated its keys in the frame, the helper's
+        # evaluated mesh was the mesh's own vertices, without the modifiers': a keyed mesh that moves
+        # stayed at rest)
+        h.update_tag(refresh={"OBJECT", "DATA"})
     above = rules.modifiers_above(obj, mod)
     want = [(m.name, rules.modifier_settings(m)) for m in above]
     keeper, kept = _keeper_group(obj), h.modifiers.get(KEEPER)
