@@ -1021,6 +1021,7 @@ def smoothed_arm(name, arm, bind):
 
 MOVED, REPARENTED = "Subdivision (the mesh under a moving Empty)", 6  # (given another moving parent by a script then)
 SHIFTED = 9  # (each keyed mesh moved and turned by a script, then frame_set: skinned where it is now)
+MISPLACED = "Corrective Smooth", 4  # (placed wrong inside the evaluation then: the handler skins it again)
 FIRST_PASS_BELOW = {"Subdivision": lambda n, a: keyed_arm(n, a, ("SUBSURF",)),
                     "Corrective Smooth": lambda n, a: smoothed_arm(n, a, False),
                     "Corrective Smooth bound": lambda n, a: smoothed_arm(n, a, True),
@@ -1065,8 +1066,8 @@ def first_pass(addon):
     already the modifier's twin's, its result helper never scaled to 0 (Subdivision and Corrective
     Smooth below, its rest the original or bound coordinates; the mesh under a moving parent, which
     places it there before Blender does, and from the frame after a script gave it another; at a
-    frame a script moved each mesh before); a frame where that fails, or where the driver does not
-    name the parent, is skinned
+    frame a script moved each mesh before); a frame where that fails, where the driver does not
+    name the parent, or where it placed the mesh otherwise than Blender, is skinned
     by the frame's handler. One skinned by the handler (modifiers above) gives nothing in the first
     pass from the second frame played on (the modifiers below with nothing to do), and after the
     handler every frame the twin's, the helper at scale 1. Not for a mesh Blender does not evaluate
@@ -1111,8 +1112,16 @@ def first_pass(addon):
         if o == inside and scene.frame_current == failing:
             raise RuntimeError("made to fail inside the evaluation")
         return in_frame(o, *args, **kwargs)
+    placed, misplaced = addon.driven.placed, keyed[MISPLACED[0]][0]
+
+    def placed_wrong(o, checked=True, depsgraph=None):
+        at = placed(o, checked, depsgraph)
+        if o == misplaced and not checked and scene.frame_current == MISPLACED[1]:
+            return addon.core.Placed(o, Matrix.Translation((0.5, 0.0, 0.0)) @ at.matrix_world)
+        return at
     bpy.app.handlers.frame_change_post.insert(0, spy)
-    addon.live.refresh, addon.live.refresh_in_frame = refresh_failing, in_frame_failing
+    addon.live.refresh, addon.live.refresh_in_frame, addon.driven.placed = refresh_failing, in_frame_failing, \
+        placed_wrong
     try:
         for f in range(2, 11):
             if f == REPARENTED:  # (a script's, then frame_set: the handler skins it and names the new parent)
@@ -1138,9 +1147,13 @@ def first_pass(addon):
                         if not numpy.array_equal(coords(o.skn.stack_offsets), evaluated(o.skn.stack_offsets)))
             worst["hair"] = max(worst["hair"], float(numpy.abs(hair_of(hairy) - hair_want[f]).max()))
     finally:
-        addon.live.refresh, addon.live.refresh_in_frame = refresh, in_frame
+        addon.live.refresh, addon.live.refresh_in_frame, addon.driven.placed = refresh, in_frame, placed
         bpy.app.handlers.frame_change_post.remove(spy)
     _first_pass_checks(keyed, first, early, worst, scales, kept, failing, plain, hairy)
+    off = early[MISPLACED[0]][MISPLACED[1] - 2]
+    check(f"... placed inside the evaluation where Blender does not place it (made so at a frame, {MISPLACED[0]}): "
+          "the frame's handler skins it again, the twin's after the frame (driven.placed_as_blender)",
+          off > 0.1 and worst[MISPLACED[0]] < 1e-5, f"{off:.2e} in pass 0, after {worst[MISPLACED[0]]:.2e}")
     check("... every result helper's own points what was skinned into it as evaluated, bit for bit (a helper "
           "evaluated again from them holds the frame's result)", not held, ", ".join(sorted(held)))
     for o in bound:
@@ -1162,7 +1175,7 @@ def _first_pass_checks(keyed, first, early, worst, scales, kept, failing, plain,
         if label != HANDLED:
             inside = [d for f, d in zip(range(2, 11), early[label]) if f > 2 and not (label == "Subdivision" and
                                                                                       f == failing) and
-                      not (label == MOVED and f == REPARENTED)]
+                      not (label == MOVED and f == REPARENTED) and (label, f) != MISPLACED]
             check(f"the frame's first pass: a keyed mesh, {label} below, skinned inside the frame's evaluation "
                   f"(driven.py): there already the modifier's twin's from the second frame played on, never given "
                   f"nothing", max(inside) < 1e-5 and not any(skipped[label]),

@@ -35,10 +35,11 @@ def getter(helper):
     if name is not None and not state.busy[0]:
         from . import live
         try:
-            if live.refresh_in_frame(bpy.data.objects.get(name), helper):
-                state.skinned_in_frame.add(name)
+            at = live.refresh_in_frame(bpy.data.objects.get(name), helper)
+            if at is not None:
+                state.skinned_in_frame[name] = at
         except Exception:  # (the frame handler skins it, and says what went wrong)
-            state.skinned_in_frame.discard(name)
+            state.skinned_in_frame.pop(name, None)
     return 0.0
 
 
@@ -114,11 +115,23 @@ def placed(obj, checked=True, depsgraph=None):
     columns = [c.length for c in m.to_3x3().col]
     if min(columns) == 0.0 or abs(m.to_3x3().determinant()) < 1e-6 * columns[0] * columns[1] * columns[2]:
         return obj
-    if checked:
-        world, size = obj.matrix_world, max(max(abs(x) for x in row) for row in m)
-        if any(abs(a - b) > 1e-5 * size for r, w in zip(m, world) for a, b in zip(r, w)):
-            return obj
+    if checked and not _blenders(m, obj):
+        return obj
     return core.Placed(obj, m)
+
+
+def placed_as_blender(obj):
+    """Whether the getter placed obj where Blender placed it in this frame (within float rounding:
+    _blenders), so that the frame handler may leave what it skinned: a placement gone wrong costs a
+    frame's second evaluation, never a wrong mesh."""
+    at = state.skinned_in_frame.get(obj.name)
+    return at is not None and _blenders(at, obj)
+
+
+def _blenders(m, obj):
+    """Whether matrix m is obj's matrix_world to float rounding (10^-5 of its largest entry)."""
+    size = max(max(abs(x) for x in row) for row in m)
+    return all(abs(a - b) <= 1e-5 * size for r, w in zip(m, obj.matrix_world) for a, b in zip(r, w))
 
 
 def names_parent(obj):

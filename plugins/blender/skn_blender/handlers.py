@@ -175,8 +175,7 @@ def on_frame(scene, depsgraph=None):
                 _edits_followed(obj, edited)
                 _gpu_mode_followed(obj)
                 workflows.follow_preserve_volume(obj)
-            if viewport and obj.name in state.skinned_in_frame and obj.name in state.bindings and \
-                    (obj.parent is None or driven.placed(obj) is not obj):
+            if viewport and obj.name in state.bindings and driven.placed_as_blender(obj):
                 return  # skinned inside the frame's evaluation (driven.py), its binding and its place right
             if obj.skn.live and live.refresh(obj, depsgraph=depsgraph) is not None:
                 written.append(obj)

@@ -117,33 +117,35 @@ def refresh(obj, force=False, cpu=False, depsgraph=None):
 def refresh_in_frame(obj, helper):
     """refresh inside Blender's evaluation of a frame (driven.getter), before the mesh's stack:
     skn's result skinned into `helper` (the result helper as the view layer evaluates it; the
-    "skn" modifier reads it next) and copied to the original helper; True where written, or
-    already there. Only where nothing of Blender's data must change: a live mesh in Object Mode
-    drawn from the CPU, no modifiers above, its object standing still (placed by its parent where
-    it has one, which the driver names), its binding made and fitting (False otherwise: the frame
-    handler refreshes it, and Blender evaluates it again after). The armature and the parent are
-    read as the view layer evaluates them, the object placed as Blender will (driven.placed)."""
+    "skn" modifier reads it next) and copied to the original helper; where written, or already
+    there, the matrix the object was placed at (the frame handler checks it against Blender's:
+    driven.placed_as_blender). Only where nothing of Blender's data must change: a live mesh in
+    Object Mode drawn from the CPU, no modifiers above, its object standing still (placed by its
+    parent where it has one, which the driver names), its binding made and fitting (None
+    otherwise: the frame handler refreshes it, and Blender evaluates it again after). The
+    armature and the parent are read as the view layer evaluates them, the object placed as
+    Blender will (driven.placed)."""
     if obj is None or not obj.skn.bound or not obj.skn.live or obj.mode != "OBJECT" or state.saving[0] or \
             state.rendering[0] or obj.skn.stack_input is not None or takeover.modifier_deforms(obj) or \
             modes.gpu_drawn(obj) or not driven.standing_still(obj) or not driven.names_parent(obj):
-        return False
+        return None
     b = state.bindings.get(obj.name)
     arm, mod = core.find_armature(obj)
     if b is None or arm is None or b.source is not None or b.outline != core.outline(obj) or \
             not b.serves(obj.skn.method) or core.rules.refusals(obj, arm, mod):
-        return False
+        return None
     o = obj.skn.stack_offsets
     original = stack.points_view(o, b.vertex_count) if o is not None else None
     if original is None or len(helper.data.vertices) != b.vertex_count:
-        return False
+        return None
     depsgraph = bpy.context.view_layer.depsgraph  # (as evaluated: the originals are copied back in steps of their own)
     seen, arm = driven.placed(obj, checked=False, depsgraph=depsgraph), arm.evaluated_get(depsgraph)
     if seen is obj:  # (placed where Blender places it, which it has not yet)
-        return False
+        return None
     posed = b.posed(arm, ("in frame", state.generation[0]))  # (this evaluation's: before_frame counts)
     key = b.frame_key(seen, arm, posed) + obj.skn.method.encode()
     if state.last_key.get(obj.name) == key:
-        return True  # (the original holds it, and so does a helper evaluated from it)
+        return seen.matrix_world.copy()  # (the original holds it, and so does a helper evaluated from it)
     into = stack.points_view(helper, b.vertex_count)
     deformed, _ = b.deform(seen, arm, obj.skn.method, posed, out=into)
     if into is None:
@@ -152,7 +154,7 @@ def refresh_in_frame(obj, helper):
         stack.copy_points(into, deformed)
     stack.copy_points(original, deformed)
     state.last_key[obj.name] = key
-    return True
+    return seen.matrix_world.copy()
 
 
 def rebind(obj, previous_method=None, previous_group=None):

@@ -19,6 +19,6 @@ call_errors = {}  # object name -> the error a handler's call last showed in its
 skip_next = set()  # object names whose "skn" modifier gives nothing in the next frame's first pass (handlers)
 skipped = {}  # object name -> its result helper scaled to 0 for this frame's first pass (handlers.before_frame)
 in_frame = {}  # a result helper as the view layer evaluates it (its address) -> its object's name (driven.sync)
-skinned_in_frame = set()  # object names skinned inside this frame's evaluation (driven.getter): on_frame leaves them
+skinned_in_frame = {}  # object name -> the matrix it was placed at, skinned inside this frame's evaluation (driven.getter): on_frame leaves it
 drivers = {}  # object name -> (what its driver names, whether skn made its animation data): driven.sync
 framing = [False]  # the frame handler at work: an update it causes (an evaluation it asks for) is the frame's
