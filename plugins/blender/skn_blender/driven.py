@@ -112,8 +112,9 @@ def placed(obj, checked=True, depsgraph=None):
         return obj
     parent = obj.parent.evaluated_get(depsgraph) if depsgraph is not None else obj.parent
     m = parent.matrix_world @ obj.matrix_parent_inverse @ obj.matrix_basis
-    columns = [c.length for c in m.to_3x3().col]
-    if min(columns) == 0.0 or abs(m.to_3x3().determinant()) < 1e-6 * columns[0] * columns[1] * columns[2]:
+    linear = m.to_3x3()
+    columns = [c.length for c in linear.col]
+    if min(columns) == 0.0 or abs(linear.determinant()) < 1e-6 * columns[0] * columns[1] * columns[2]:
         return obj
     if checked and not _blenders(m, obj):
         return obj
@@ -174,10 +175,15 @@ def sync(obj, b, wanted):
                 t.id_type, t.id, t.data_path = id_type, target, where
         state.drivers[obj.name] = (sig, made)
     evaluated = obj.skn.stack_offsets.evaluated_get(bpy.context.view_layer.depsgraph)
-    for ptr in [p for p, n in state.in_frame.items() if n == obj.name]:
-        del state.in_frame[ptr]
+    _untell(obj)
     if evaluated.is_evaluated:
         state.in_frame[evaluated.as_pointer()] = obj.name
+
+
+def _untell(obj):
+    """The getter no longer told which evaluated helper is obj's (sync tells it again)."""
+    for ptr in [p for p, n in state.in_frame.items() if n == obj.name]:
+        del state.in_frame[ptr]
 
 
 def _driver(obj):
@@ -189,8 +195,7 @@ def remove(obj):
     """The object's driver gone (and the animation data sync made for it, where nothing else is
     there now)."""
     _, made = state.drivers.pop(obj.name, (None, False))
-    for ptr in [p for p, n in state.in_frame.items() if n == obj.name]:
-        del state.in_frame[ptr]
+    _untell(obj)
     ad = obj.animation_data
     if ad is None:
         return
