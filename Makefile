@@ -295,7 +295,7 @@ bench-blender: deps
 	  | grep -E '^(machine|mesh|per |deformation|\(the|Linear|Preserve|GPU mode|B-Bones|a shape key|Rigify|[0-9,]+ vertices|warning)|Error|Traceback'
 	@BLENDER_USER_SCRIPTS=$$(mktemp -d) blender -b --factory-startup \
 	  --python tests/bench/blender_frames.py -- $(abspath $(ADDON)) 2>&1 \
-	  | grep -E '^(machine|a frame|[0-9]+ rounds| +[0-9,]+ |vertices| +vertices)|Error|Traceback'
+	  | grep -E '^(machine|a frame|[0-9]+ rounds|where a| +[0-9,]+ |vertices| +vertices)|Error|Traceback'
 	@blender -b --factory-startup -Y --python-exit-code 1 --python tests/bench/blender_in_frame.py 2>&1 \
 	  | grep -E '^(a frame| +[0-9,]+ | +vertices)|Error|Traceback|not each'
 

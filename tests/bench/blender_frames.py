@@ -18,7 +18,10 @@ scene.frame_set(f) and the view layer updated until the deformed mesh is
 evaluated (skn writes its offsets in frame_change_post; the modifier is done
 by then). Milliseconds a frame: the median of RUNS passes over the 20 frames,
 each pass's figure its median frame; ROUNDS rounds alternate the modifier and
-skn (compare), the ratio the median of the rounds'.
+skn (compare), the ratio the median of the rounds'. At 50,000 vertices the
+Linear frame of the plain and the keyed tube is also taken apart (floor): what
+Blender's evaluation through skn's modifier and driver costs with nothing
+skinned, which is the least such a frame can cost, against the modifier's.
 
   blender -b --factory-startup --python blender_frames.py -- ADDON.zip [VERTICES...|rigify]
 """
@@ -40,6 +43,7 @@ import bpy  # noqa: E402
 
 BONES, SEGMENTS, RUNS, FRAMES, CLOTHES, ROUNDS = 60, 40, 5, 20, 4, 3
 SUBSURF_UPTO = 50_000  # the Subdivision row's sizes (at 200,000 vertices a frame takes half a second)
+FLOOR_AT = 50_000  # the size whose frame is taken apart (floor)
 
 
 def build(vertices, kind):
@@ -161,6 +165,44 @@ def compare(arm, objs, label, note=""):
         sys.stdout.flush()
 
 
+def floor(arm, obj, label):
+    """Where the Linear frame's time goes, a row of four medians over ROUNDS alternated rounds:
+    the modifier's frame; skn's; skn's with its own per-frame work left out, Blender's evaluation
+    of the mesh through skn's "skn" modifier and driver with nothing skinned (the frame handlers
+    off, and the getter told of no helper: the least any frame through that transport costs); and
+    the mesh not deformed at all (the Armature modifier off: what the frame costs besides)."""
+    from skn_blender import handlers, state
+    mod, columns = obj.modifiers["Armature"], {k: [] for k in ("modifier", "skn", "transport", "still")}
+    mod.use_deform_preserve_volume = False
+    for _ in range(ROUNDS):
+        columns["modifier"].append(frame_ms())
+        mod.show_viewport = False
+        columns["still"].append(frame_ms())
+        mod.show_viewport = True
+        bpy.context.scene.frame_set(1)
+        bpy.context.view_layer.objects.active = obj
+        obj.skn.method = "LINEAR"
+        bpy.ops.skn.bind()
+        columns["skn"].append(frame_ms())
+        hooks = handlers.HANDLERS[:2]  # (frame_change_pre, before_frame), (frame_change_post, on_frame)
+        told = dict(state.in_frame)
+        for hook, fn in hooks:
+            hook.remove(fn)
+        state.in_frame.clear()
+        try:
+            columns["transport"].append(frame_ms())
+        finally:
+            state.in_frame.update(told)
+            for hook, fn in hooks:
+                hook.append(fn)
+        bpy.ops.skn.unbind()
+    m = {k: statistics.median(v) for k, v in columns.items()}
+    print(f"{len(obj.data.vertices):9,} {label:12} {m['modifier']:9.2f} {m['skn']:8.2f} {m['transport']:10.2f} "
+          f"{m['still']:6.2f}   skn's own work {m['skn'] - m['transport']:.2f}, the modifier's deformation "
+          f"over skn's transport {m['modifier'] - m['transport']:.2f}")
+    sys.stdout.flush()
+
+
 def main():
     argv = sys.argv[sys.argv.index("--") + 1:]
     sizes = [int(a) for a in argv[1:] if a != "rigify"] if argv[1:] else [50_000, 200_000]  # "rigify": that alone
@@ -177,6 +219,15 @@ def main():
         for kind in kinds:
             arm, obj = build(vertices, kind)
             compare(arm, obj, kind)
+            bpy.data.objects.remove(obj)
+            bpy.data.objects.remove(arm)
+    if FLOOR_AT in sizes:
+        print(f"where a Linear frame's time goes at {FLOOR_AT:,} vertices, ms (medians of {ROUNDS} rounds; "
+              "transport: skn's modifier and driver, nothing skinned; still: not deformed)")
+        print(f"{'vertices':>9} {'setup':12} {'modifier':>9} {'skn CPU':>8} {'transport':>10} {'still':>6}")
+        for kind in ("bones", "shape keys"):
+            arm, obj = build(FLOOR_AT, kind)
+            floor(arm, obj, kind)
             bpy.data.objects.remove(obj)
             bpy.data.objects.remove(arm)
     arm, obj = rigify_human(frames=FRAMES)

@@ -1277,10 +1277,10 @@ def armature_gone():
 def scripted_edits(addon):
     """A script's changes, each followed by scene.frame_set with no update between: Blender
     evaluates them with the frame and reports them nowhere else (no depsgraph_update_post), and
-    the modifier deforms by them (handlers.edited_meshes of a frame). Against a twin given the same change:
-    weights set by VertexGroup.add, rest coordinates (with shape keys, a key's), a bone's Deform
-    off, a bone's B-Bone segments, Preserve Volume on, a bone renamed; on a mesh alone and on one
-    with a keyed shape key, whose frames Blender reports as the mesh's and its Key's updates every
+    the modifier deforms by them (handlers.edited_meshes of a frame). Against a twin given the same
+    change: weights set by VertexGroup.add, rest coordinates (with shape keys, a key's), a bone's
+    Deform off, a bone's B-Bone segments, Preserve Volume on, a bone renamed, the bound mesh itself
+    renamed (twice); on a mesh alone and on one with a keyed shape key, whose frames Blender reports as the mesh's and its Key's updates every
     frame: those frames bind nothing again."""
     scene = bpy.context.scene
     for keyed in (False, True):
@@ -1338,6 +1338,11 @@ def scripted_edits(addon):
             scene.frame_set(f)
         same = addon.state.bindings.get(obj.name) is b
         check(f"scripted, then frame_set: {label}frames alone bind nothing again", b is not None and same)
+        frame[0] = 4  # (frames the loop above did not end on)
+        obj.name = name + " renamed"  # (live.bound_objects: the name it kept no longer names a bound mesh)
+        alike("the bound mesh renamed")
+        obj.name = name + " again"
+        alike("renamed again")
         activate(obj)
         bpy.ops.skn.unbind()
 

@@ -35,13 +35,13 @@ def method_key(method):
     return key
 
 
-def postmat(obj, arm):
-    """Armature space -> object space as the modifier takes it, object^-1 * armature; premat, object
-    -> armature, is its inverse. Each inverse is Blender's (inverse): where either object is scaled
-    to 0 on an axis, premat is the zero matrix, so that the modifier deforms every vertex as the
-    armature's origin and postmat takes the result back (to the object's origin where the object
-    is the one scaled to 0: postmat is 0 too)."""
-    return inverse(matrix(obj.matrix_world)) @ matrix(arm.matrix_world)
+def postmat(world, armature_world):
+    """Armature space -> object space as the modifier takes it, object^-1 * armature (their world
+    matrices, float64 arrays); premat, object -> armature, is its inverse. Each inverse is
+    Blender's (inverse): where either object is scaled to 0 on an axis, premat is the zero matrix,
+    so that the modifier deforms every vertex as the armature's origin and postmat takes the result
+    back (to the object's origin where the object is the one scaled to 0: postmat is 0 too)."""
+    return inverse(world) @ armature_world
 
 
 def inverse(m):
@@ -272,20 +272,28 @@ class Binding:
 
     # ---- the rig, bound again when what it was bound from moved ----
 
-    def update(self, obj, arm):
+    def update(self, obj, arm, values=None):
         """Binds the rig again where premat, or the input its influences depend on, changed (with
         modifiers above: any move of the input, which is the rig's rest). postmat, which to_object
         applies, is kept as it is now: where premat is 0 (an object scaled to 0), it moves with the
-        armature while premat stays."""
-        self.post = postmat(obj, arm)
-        pre = inverse(self.post)
-        values = rules.shape_key_values(obj) if self.targets else numpy.zeros(0, numpy.float32)
+        armature while premat stays. Both worked out again only where either object's matrix
+        changed (a frame of bones alone leaves them: two inverses a frame spared). `values`: the
+        shape keys' (rules.shape_key_values), when already read."""
+        places = matrix(obj.matrix_world), matrix(arm.matrix_world)
+        seen = places[0].tobytes() + places[1].tobytes()
+        if seen != self._places:
+            self.post = postmat(*places)
+            self._pre, self._places = inverse(self.post), seen
+        pre = self._pre
+        values = self.key_values(obj) if values is None else values
         if self.source is not None:
             moved_input = not numpy.array_equal(self.input_points(values), self.reference)
         else:
             moved_input = self.uses_input and not numpy.array_equal(values, self.input_values)
         if self.pre is None or not numpy.array_equal(pre, self.pre) or moved_input:
             self._bind(pre, values)
+
+    _places = None  # update's: the two matrices it last worked premat out from, as bytes
 
     def _input_mesh(self):
         from . import stack
@@ -451,10 +459,11 @@ class Binding:
         `stamp`: rules.Skeleton.posed_joint_matrices'."""
         return self.skeleton.posed_joint_matrices(arm, stamp)
 
-    def frame_key(self, obj, arm, posed=None):
-        """Everything a frame's deformation depends on, as bytes: equal keys, equal results."""
+    def frame_key(self, obj, arm, posed=None, values=None):
+        """Everything a frame's deformation depends on, as bytes: equal keys, equal results.
+        `posed`, `values`: as set_pose's."""
         posed = self.posed(arm) if posed is None else posed
-        values = rules.shape_key_values(obj) if self.targets else numpy.zeros(0, numpy.float32)
+        values = self.key_values(obj) if values is None else values
         key = posed.tobytes() + matrix(obj.matrix_world).tobytes() + matrix(arm.matrix_world).tobytes() + \
             values.tobytes()
         if self.source is not None:  # the input itself (what animates the modifiers above)
@@ -464,16 +473,18 @@ class Binding:
             key += part.binding.posed(a).astype(numpy.float32).tobytes() + matrix(a.matrix_world).tobytes()
         return key
 
-    def set_pose(self, arm, method, obj=None, posed=None):
+    def set_pose(self, arm, method, obj=None, posed=None, values=None):
         """Poses the rig as `arm` stands (and `obj`'s shape keys); returns skn's name of `method`.
-        `posed`: self.posed(arm), when already read."""
+        `posed`, `values`: self.posed(arm) and the keys' values (rules.shape_key_values), when
+        already read."""
         key = method_key(method)
         if key == "BLEND" and self.blend_group is None:
             raise ValueError("Blend mixes Linear and Dual Quaternion per vertex by a vertex group: pick the Blend Group")
         if key == "COR" and not self.centers:
             raise ValueError("this binding was made without the triangles Centers of Rotation needs: bind again")
         if obj is not None:
-            self.update(obj, arm)
+            values = self.key_values(obj) if values is None else values
+            self.update(obj, arm, values)
         self.split_blend = False
         if self.pose is not None:  # D_k = posed rest^-1 (notes §3), taken to the bind frames
             posed = self.posed(arm) if posed is None else posed
@@ -490,7 +501,7 @@ class Binding:
                     models.append(volume @ self.frames)
             else:
                 models = [rules.affine(posed @ self.rest_to_frames)]
-            values = (rules.shape_key_values(obj) if obj is not None else self.input_values) if self.targets else None
+            values = (values if obj is not None else self.input_values) if self.targets else None
             ends = [(pose, values) for pose in _ends(self, len(models))]
             if self.patch is not None:  # its poses after the rig's, posed by the same models (its rest keyed: Patch.bind)
                 ends += [(pose, None) for pose in _ends(self.patch, len(models))]
@@ -548,29 +559,30 @@ class Binding:
         out[...] = mixed
         return out
 
-    def deform(self, obj, arm, method, posed=None, depsgraph=None, out=None):
-        """(deformed, input): the object-space coordinates the modifier (and the Multi modifiers
-        after it) would output and those it receives (the reference with the shape keys), both
-        (n, 3) float32. `depsgraph`: the Multi modifiers' armatures as evaluated there. `out`: an
-        (n, 3) float32 array skn skins into where skinning gives the result alone (no mask, no
-        Multi modifier, the rig in object space): then deformed is `out`."""
-        kind = self.set_pose(arm, method, obj, posed)
-        values = rules.shape_key_values(obj) if self.targets else ()
-        points = self.input_points(values)
+    def deform(self, obj, arm, method, posed=None, depsgraph=None, out=None, values=None):
+        """The object-space coordinates the modifier (and the Multi modifiers after it) would
+        output, (n, 3) float32. `depsgraph`: the Multi modifiers' armatures as evaluated there.
+        `out`: an (n, 3) float32 array skn skins into where skinning gives the result alone (no
+        mask, no Multi modifier, the rig in object space): then the result is `out`. `posed`,
+        `values`: as set_pose's. The input the modifier receives (the reference with the shape keys,
+        input_points) is worked out only where the result needs it: no pose, or a mask."""
+        values = self.key_values(obj) if values is None else values
+        kind = self.set_pose(arm, method, obj, posed, values)
         if self.pose is None:
-            out = points
+            out = self.input_points(values)
         else:
             into = out if self.object_space and self.mask is None and not self.multi else None
             out = self.to_object(self._skin(kind, out=into))
             if self.mask is not None:  # the mask scales the displacement (notes §4)
+                points = self.input_points(values)
                 out = points + (self.mask[:, None] * (out - points)).astype(numpy.float32)
             if self.unshaped is not None:  # as the modifier leaves them (a vertex the mask keeps out, it skips)
                 out[self.unshaped if self.mask is None else self.unshaped[self.mask[self.unshaped] > 0]] = numpy.nan
         for part in self.multi:  # each keeps its mask's share of the result before it (notes §4)
-            d, _ = part.binding.deform(obj, part.armature(obj, depsgraph), part.method)
+            d = part.binding.deform(obj, part.armature(obj, depsgraph), part.method)
             keep = part.keep[:, None]
             out = (keep * out + (1.0 - keep) * d).astype(numpy.float32)
-        return out, points
+        return out
 
     def to_object(self, positions):
         """The rig's output in object space (the array itself where they coincide): through postmat."""
@@ -676,5 +688,5 @@ def skin_object(obj, method="LINEAR", depsgraph=None, binding=None, blend_group=
     arm, _ = find_armature(obj)
     if depsgraph is not None:  # the objects' matrices as evaluated (the original keeps the shape keys)
         arm = arm.evaluated_get(depsgraph)
-    deformed, _ = binding.deform(obj, arm, key, depsgraph=depsgraph)
+    deformed = binding.deform(obj, arm, key, depsgraph=depsgraph)
     return binding.to_world(deformed, obj)

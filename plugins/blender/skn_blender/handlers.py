@@ -196,6 +196,7 @@ def on_update(scene, depsgraph=None):
     if state.saving[0] or state.framing[0]:  # (an evaluation a frame's refresh asked for: the frame's own)
         return
     state.generation[0] += 1
+    live.forget_bound()  # (an undo may have bound a mesh again)
     wrap_exporters()  # (one enabled since)
     edited = edited_meshes(depsgraph) - {("MESH", name) for name in state.own_changes}
     state.own_changes.clear()  # (those skn makes now are reported in the next update)
@@ -313,6 +314,7 @@ def after_load(*_):
     state.bone_ids.clear()
     state.stacks.clear()
     state.call_errors.clear()
+    live.forget_bound()
     state.in_frame.clear()
     state.skinned_in_frame.clear()
     state.drivers.clear()

@@ -22,3 +22,4 @@ in_frame = {}  # a result helper as the view layer evaluates it (its address) ->
 skinned_in_frame = {}  # object name -> the matrix it was placed at, skinned inside this frame's evaluation (driven.getter): on_frame leaves it
 drivers = {}  # object name -> (what its driver names, whether skn made its animation data): driven.sync
 framing = [False]  # the frame handler at work: an update it causes (an evaluation it asks for) is the frame's
+bound_seen = [None, ()]  # (bpy.data.objects' count, the names of the bound meshes then): live.bound_objects

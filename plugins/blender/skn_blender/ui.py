@@ -172,7 +172,7 @@ def _deformed_shape(op, obj, action, shape_key=False):
         deformed = live.refresh(obj, force=True, cpu=True)
         arm, mod = core.find_armature(obj)
         if deformed is not None and core.rules.modifiers_above(obj, mod):
-            deformed, _ = live.make_binding(obj, bare=True).deform(obj, arm, obj.skn.method)
+            deformed = live.make_binding(obj, bare=True).deform(obj, arm, obj.skn.method)
             op.report({"INFO"}, "Applied modifier was not first, result may not be as expected")
     except Exception as e:
         op.report({"ERROR"}, f"skn: {e}")

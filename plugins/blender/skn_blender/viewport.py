@@ -481,13 +481,14 @@ class Drawing:
         """Poses the rig as `arm` stands and uploads the palette (and the shape keys' values), where
         the bones, the objects or the values changed."""
         posed = binding.posed(arm, stamp)  # read once: a B-Bone's segments are a call each
-        key = binding.frame_key(obj, arm, posed)
+        values = binding.key_values(obj)
+        key = binding.frame_key(obj, arm, posed, values)
         if key == self.pose_key:
             return
-        kind = binding.set_pose(arm, self.method, obj, posed)
+        kind = binding.set_pose(arm, self.method, obj, posed, values)
         self.upload(binding.gpu_palette(kind))
         if self.morphs is not None:
-            self.morphs.set_weights(binding.key_values(obj))
+            self.morphs.set_weights(values)
         self.pose_key = key
 
     def draw(self, model_view, projection, color=BASE_COLOR, cull=False, mirrored=False):
