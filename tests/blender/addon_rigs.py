@@ -267,6 +267,69 @@ def bbone_chain(label, settings=None):
     follows(label, obj)
 
 
+def segments_kept():
+    """B-Bones whose segments the add-on keeps between frames where nothing they are made of
+    moved (rules.Skeleton._segments_posed): a chain of three B-Bones under a root, a custom handle
+    bone beside it, and each thing the segments are made of moved alone in turn: the whole rig
+    (frames 2-5: nothing read again), the custom end handle of b1 (6-9: b1 read), b1 scaled
+    (10-12: all three, b0's end handle and b2's start handle moving in their frames), b0's roll
+    out in the pose, which b1 takes as its
+    roll in (Inherit End Roll; 13-15: b0 and b1), b2's own ease (16-18: b2), the root scaled
+    (19-20: all three). At every frame the segments the add-on used are those a reading of every
+    segment gives then, and the mesh is the modifier's."""
+    from skn_blender import rules, state
+    arm = armature("KeptRig", [("root", (-1, 0, 0), (0, 0, 0), None), ("b0", (0, 0, 0), (1, 0, 0), "root"),
+                               ("b1", (1, 0, 0), (2, 0, 0), "b0"), ("b2", (2, 0, 0), (3, 0, 0), "b1"),
+                               ("h", (2.2, 0.6, 0), (2.8, 0.9, 0), "root")])
+    d = arm.data
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    e = d.edit_bones
+    e["b1"].bbone_handle_type_end, e["b1"].bbone_custom_handle_end = "TANGENT", e["h"]
+    e["b1"].use_endroll_as_inroll = True
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for name, n in (("b0", 4), ("b1", 6), ("b2", 8)):
+        d.bones[name].bbone_segments = n
+    d.bones["root"].use_deform = d.bones["h"].use_deform = False
+    p = arm.pose.bones
+    key_pose(arm, {"root": [(1, (0, 0, 0)), (5, (20, 10, 30))], "h": [(5, (0, 0, 0)), (9, (40, 0, 30))]})
+    for frame, value in ((1, (0, 0, 0)), (5, (0.5, 0.2, 0))):
+        p["root"].location = value
+        p["root"].keyframe_insert("location", frame=frame)
+    for bone, prop, keys in (("root", "scale", ((18, (1, 1, 1)), (20, (1.3, 1.3, 1.3)))),
+                             ("b1", "scale", ((9, (1, 1, 1)), (12, (1, 1.4, 1.2)))),
+                             ("b0", "bbone_rollout", ((12, 0.0), (15, 0.8))),
+                             ("b2", "bbone_easein", ((15, 0.0), (18, 1.5)))):
+        for frame, value in keys:
+            setattr(p[bone], prop, value)
+            p[bone].keyframe_insert(prop, frame=frame)
+    obj = tube("Kept", 3.0, 0.2, 61, 12)
+    weigh_along(obj, ["b0", "b1", "b2"], 1.0)
+    attach(obj, arm)
+    scene = bpy.context.scene
+    scene.frame_set(1)
+    activate(obj)
+    bpy.ops.skn.bind()
+    reads, worst = {}, 0.0
+    for f in range(2, 21):
+        scene.frame_set(f)
+        skeleton = state.bindings[obj.name].skeleton
+        reads[f] = skeleton.segments_read
+        seen = arm.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        used = skeleton._read_posed(seen)  # (what the frame read: nothing moved since)
+        worst = max(worst, float(numpy.abs(used - rules.Skeleton(seen)._read_posed(seen)).max()))
+    check("B-Bone segments kept: the segments used at frames 2-20 are those read afresh",
+          worst <= 2e-6, f"worst {worst:.2e}")
+    check("B-Bone segments kept: the whole rig moved, no segment read again (frames 2-5)",
+          all(reads[f] == 0 for f in range(2, 6)), str(reads))
+    made_of = {**dict.fromkeys(range(6, 10), 1), **dict.fromkeys(range(10, 13), 3), **dict.fromkeys(range(13, 16), 2),
+               **dict.fromkeys(range(16, 19), 1), 19: 3, 20: 3}  # (the B-Bones each move makes: the docstring's)
+    check("B-Bone segments kept: each of the others moved, only the B-Bones it makes read again",
+          all(reads[f] == n for f, n in made_of.items()), str(reads))
+    bpy.ops.skn.unbind()
+    follows("B-Bone segments kept", obj)
+
+
 def corrective_keys():
     """B-Bones under shape keys that move a few of their points (corrective keys): a keyed key
     bulging the first joint, one keyed from frame 10 at the far end, one held at 0.5 over the whole
@@ -1102,6 +1165,7 @@ def main():
     shape_keys()
     bbone_chain("B-Bones")
     bbone_chain("B-Bone settings", every_bbone_setting)
+    segments_kept()
     mask_group()
     envelopes()
     two_modifiers()

@@ -502,13 +502,14 @@ class Binding:
             else:
                 models = [rules.affine(posed @ self.rest_to_frames)]
             values = (values if obj is not None else self.input_values) if self.targets else None
-            ends = [(pose, values) for pose in _ends(self, len(models))]
-            if self.patch is not None:  # its poses after the rig's, posed by the same models (its rest keyed: Patch.bind)
-                ends += [(pose, None) for pose in _ends(self.patch, len(models))]
-            for (pose, weights), model in zip(ends, models * 2):
-                pose.set_model(self.to_rig @ model if self.object_space else model)  # (to_rig: 1 otherwise)
-                if weights is not None:
-                    pose.set_morph_weights(weights)
+            models = [self.to_rig @ m if self.object_space else m for m in models]  # (to_rig: 1 otherwise)
+            for pose, model in zip(_ends(self, len(models)), models):
+                pose.set_model(model)
+                if values is not None:
+                    pose.set_morph_weights(values)
+            if self.patch is not None:  # its poses, by the same models, its joints' alone (its rest keyed: Patch.bind)
+                for pose, model in zip(_ends(self.patch, len(models)), models):
+                    pose.set_model(model[self.patch.joint_set])
         return METHODS[key]
 
     def _unshaped(self, bad):
@@ -631,6 +632,15 @@ class Patch:
         self.rows = numpy.repeat(starts - self.offsets[:-1], counts) + numpy.arange(int(self.offsets[-1]))
         self.blend = binding.blend[self.vertices] if binding.blend is not None else None
         self.rig = self.pose = self.dual_pose = None
+        # the joints its rig has: those its entries name now, and every segment joint of the
+        # B-Bones it splits (the split moves an entry between them), numbered from 0 (`local`):
+        # skn's bind and each pose take a matrix a joint, and a body's patch names few of the
+        # rig's (a Rigify body's 668)
+        bones = numpy.unique(numpy.stack([first, terms[3].astype(numpy.int64)], axis=1), axis=0)
+        segments = [numpy.arange(j, j + n + 1) for j, n in bones] or [numpy.zeros(0, numpy.int64)]
+        self.joint_set = numpy.union1d(inputs.joints[self.rows], numpy.concatenate(segments)).astype(numpy.int64)
+        self.local = numpy.full(len(binding.frames), -1, numpy.int64)
+        self.local[self.joint_set] = numpy.arange(len(self.joint_set))
 
     def fits(self, inputs, rig_map, keys):
         return inputs is self.inputs and keys == self.keys and numpy.array_equal(rig_map, self.rig_map)
@@ -650,9 +660,10 @@ class Patch:
         points = mine @ pre[:3, :3].T + pre[:3, 3]
         inputs.refreshed(points, self.split)  # (into the structure's arrays: a later bind reads them)
         moved = mine if binding.object_space else points  # (the rig's space: the object's, or premat's)
-        self.rig = skn.Rig(bind_matrices=binding.to_rig @ binding.frames, positions=moved.astype(numpy.float32),
-                           offsets=self.offsets, joints=inputs.joints[self.rows], weights=inputs.weights[self.rows],
-                           blend_weights=self.blend)
+        self.rig = skn.Rig(bind_matrices=binding.to_rig @ binding.frames[self.joint_set],
+                           positions=moved.astype(numpy.float32), offsets=self.offsets,
+                           joints=self.local[inputs.joints[self.rows]].astype(numpy.uint32),
+                           weights=inputs.weights[self.rows], blend_weights=self.blend)
         self.pose, self.dual_pose = self.rig.pose(), None
 
 

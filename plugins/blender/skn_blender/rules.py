@@ -361,6 +361,17 @@ class Skeleton:
                                                  for i in self.curved] or [numpy.zeros(0, numpy.int64)])
         self.segment_owner = numpy.repeat(self.curved, self.count[self.curved] + 1)
         self.channel, self.channel_count = None, 0  # each bone's index among the pose channels
+        # each B-Bone's handles (names: a handle may be a bone that does not deform), for the
+        # segments kept between readings (_segments_posed): Blender's own choice (notes §3) or more,
+        # the parent and every child for AUTO, whether connected or not
+        self.handles = [_handle_names(self.bones[i]) for i in self.curved]
+        # B-Bones that take their handles' scale or ease (the handle flags): read every time (what
+        # Blender reads of a handle there is not its pose in the B-Bone's frame alone)
+        self.scales_handles = numpy.array([any(b.bbone_handle_use_scale_start) or any(b.bbone_handle_use_scale_end) or
+                                           b.bbone_handle_use_ease_start or b.bbone_handle_use_ease_end
+                                           for b in (self.bones[i] for i in self.curved)], bool)
+        self._kept = None  # _segments_posed's: the segments last read, and what each B-Bone's were read at
+        self.segments_read = 0  # the B-Bones the last reading read the segments of (the rest were kept)
         # for bbone_split, by bone: row 1 (rest Y) of matrix_local's inverse, and the length
         self.rest_y = numpy.array([numpy.linalg.inv(self.rest[b.name])[1] for b in self.bones]).reshape(-1, 4)
         self.length = numpy.array([b.length for b in self.bones], numpy.float64)
@@ -400,37 +411,132 @@ class Skeleton:
     def _read_posed(self, arm):
         """posed_joint_matrices, read from Blender now."""
         channels = arm.pose.bones
-        if self.channel is None or len(channels) != self.channel_count:
+        count = len(channels)  # (a walk of the channels each time: a Rigify rig's 706 take 7 us)
+        if self.channel is None or count != self.channel_count:
             self._index_channels(channels)
-        flat = numpy.empty(len(channels) * 16, numpy.float32)
+        flat = numpy.empty(count * 16, numpy.float32)
         channels.foreach_get("matrix", flat)
-        pose = flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(numpy.float64)[self.channel]  # stored by column
+        every = flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(numpy.float64)  # stored by column
+        pose = every[self.channel]
         out = numpy.empty((self.joint_count, 4, 4))
         out[self.first[self.straight]] = pose[self.straight]
-        if len(self.curved):  # the segments' matrices gathered, then converted and multiplied at once
+        if len(self.curved):  # the segments' matrices, then multiplied at once
+            out[self.segment_joints] = pose[self.segment_owner] @ self._segments_posed(channels, every, count)
+        return out
+
+    def _segments_posed(self, channels, every, count):
+        """Each B-Bone segment's posed matrix in its bone's frame (PoseBone.bbone_segment_matrix),
+        (segments, 4, 4), every channel's pose matrix `every` given. A B-Bone's segments are read
+        again only where what Blender makes them of moved since they were read (_moved): its
+        handles' pose in its own frame, its frame's scale, its and its handles' B-Bone settings
+        (notes §3), none of which a move of the whole chain changes (a body's face and hands while
+        the body turns). A read is a call a segment: a Rigify body's 560 took 1.4 ms a frame inside
+        the evaluation (ad hoc)."""
+        reading = self._reading(channels, every, count)
+        kept = self._kept
+        moved = numpy.ones(len(self.curved), bool) if kept is None else self._moved(kept[1], reading)
+        top = kept[0] if kept is not None else numpy.empty((len(self.segment_owner), 3, 4))
+        picked = numpy.nonzero(moved)[0]
+        if len(picked):
             segments = []
-            for c, n in zip(self.curved_channels, self.curved_segments):
-                segments += map(channels[c].bbone_segment_matrix, range(n + 1))  # (rest=False, the default)
+            for i in picked:
+                bone = channels[self.curved_channels[i]]
+                segments += map(bone.bbone_segment_matrix, range(self.curved_segments[i] + 1))  # (rest=False)
             # their top three rows, each a tuple (a segment's matrix is affine: its last row 0, 0, 0, 1),
             # read into one array: 1.7x reading every row's values through iterators, 10x numpy.array
-            top = numpy.fromiter(_flat(m[0][:] + m[1][:] + m[2][:] for m in segments), numpy.float64,
-                                 12 * len(segments))
-            flat = numpy.empty((len(segments), 4, 4))
-            flat[:, :3] = top.reshape(-1, 3, 4)
-            flat[:, 3] = (0.0, 0.0, 0.0, 1.0)
-            # a B-Bone posed singular (scaled to 0 along an axis, or under a parent that is) has
-            # every segment matrix the zero 4x4, its last row too: Blender's spline takes the pose's
-            # scale out and back through an inverse, and invert_m4_m4 gives the zero matrix where
-            # none exists. The modifier then moves the bone's points to the armature's origin.
-            flat[~top.reshape(-1, 12).any(axis=1), 3, 3] = 0.0
-            out[self.segment_joints] = pose[self.segment_owner] @ flat
+            rows = numpy.fromiter(_flat(m[0][:] + m[1][:] + m[2][:] for m in segments), numpy.float64,
+                                  12 * len(segments))
+            top[numpy.concatenate([self.segment_rows[i] for i in picked])] = rows.reshape(-1, 3, 4)
+            self._kept = (top, self._keep(kept[1] if kept is not None else None, reading, moved))
+        self.segments_read = len(picked)
+        flat = numpy.empty((len(top), 4, 4))
+        flat[:, :3] = top
+        flat[:, 3] = (0.0, 0.0, 0.0, 1.0)
+        # a B-Bone posed singular (scaled to 0 along an axis, or under a parent that is) has
+        # every segment matrix the zero 4x4, its last row too: Blender's spline takes the pose's
+        # scale out and back through an inverse, and invert_m4_m4 gives the zero matrix where
+        # none exists. The modifier then moves the bone's points to the armature's origin.
+        flat[~top.reshape(-1, 12).any(axis=1), 3, 3] = 0.0
+        return flat
+
+    def _reading(self, channels, every, count):
+        """What each B-Bone's segments are made of now (_segments_posed): its frame's column
+        lengths, each handle's pose in its frame, and the B-Bone settings of the pose, its own and
+        its handles' (a start handle's roll out, with Inherit End Roll). None, where a frame has no
+        inverse (an axis scaled to 0): the segments are read."""
+        own = every[self.curved_channel_array]
+        scale = numpy.sqrt(numpy.square(own[:, :3, :3]).sum(axis=1))
+        try:
+            relative = numpy.linalg.inv(own)[self.pair_owner] @ every[self.pair_channel]
+        except numpy.linalg.LinAlgError:
+            return None
+        settings = numpy.empty((count, POSE_BBONE_WIDTH), numpy.float32)
+        at = 0
+        for prop, width in POSE_BBONE_FLOATS:
+            a = numpy.empty(count * width, numpy.float32)
+            channels.foreach_get(prop, a)
+            settings[:, at:at + width] = a.reshape(-1, width)
+            at += width
+        return scale, relative, settings[self.curved_channel_array], settings[self.pair_channel]
+
+    def _moved(self, then, now):
+        """Each B-Bone whose reading `now` is not `then`'s, what its segments were read at: its
+        frame's scale and its handles' places in it beyond float rounding (10^-6 of them), a setting
+        at all; and every B-Bone that takes its handles' scale or ease."""
+        if then is None or now is None:
+            return numpy.ones(len(self.curved), bool)
+        scale, relative, own, theirs = now
+        moved = (numpy.abs(scale - then[0]) > 1e-6 * then[0]).any(axis=1) | (own != then[2]).any(axis=1) | \
+            self.scales_handles
+        pair = (numpy.abs(relative - then[1]) > 1e-6 * (1.0 + numpy.abs(then[1]))).any(axis=(1, 2)) | \
+            (theirs != then[3]).any(axis=1)
+        moved[self.pair_owner[pair]] = True
+        return moved
+
+    def _keep(self, then, now, moved):
+        """The reading the kept segments were read at: `now`'s for the B-Bones read again (`moved`),
+        `then`'s for the others (so that moves below the tolerance do not add up unread)."""
+        if now is None:
+            return None
+        if then is None or moved.all():
+            return now
+        pairs = moved[self.pair_owner]
+        out = tuple(a.copy() for a in then)
+        for a, b, rows in zip(out, now, (moved, pairs, moved, pairs)):
+            a[rows] = b[rows]
         return out
 
     def _index_channels(self, channels):
-        """Each bone's pose channel (the B-Bones' too), worked out where the channels change."""
+        """Each bone's pose channel (the B-Bones' and their handles' too), worked out where the
+        channels change (the segments kept are read again)."""
         index = {pb.name: i for i, pb in enumerate(channels)}
         self.channel, self.channel_count = numpy.array([index[b.name] for b in self.bones]), len(channels)
         self.curved_channels = [int(self.channel[i]) for i in self.curved]
+        self.curved_channel_array = numpy.array(self.curved_channels, numpy.int64)
+        pairs = [(i, index[h]) for i, names in enumerate(self.handles) for h in names if h in index]
+        self.pair_owner = numpy.array([i for i, _ in pairs], numpy.int64)
+        self.pair_channel = numpy.array([c for _, c in pairs], numpy.int64)
+        starts = numpy.concatenate([[0], numpy.cumsum(numpy.array(self.curved_segments) + 1)])
+        self.segment_rows = [numpy.arange(starts[i], starts[i + 1]) for i in range(len(self.curved))]
+        self._kept = None
+
+
+# The B-Bone settings of a pose bone (Blender adds them to its bone's), by width: what the
+# segments are made of besides the bones' places (Skeleton._reading)
+POSE_BBONE_FLOATS = (("bbone_curveinx", 1), ("bbone_curveinz", 1), ("bbone_curveoutx", 1), ("bbone_curveoutz", 1),
+                     ("bbone_rollin", 1), ("bbone_rollout", 1), ("bbone_easein", 1), ("bbone_easeout", 1),
+                     ("bbone_scalein", 3), ("bbone_scaleout", 3))
+POSE_BBONE_WIDTH = sum(width for _, width in POSE_BBONE_FLOATS)
+
+
+def _handle_names(bone):
+    """The bones whose pose a B-Bone's segments follow (notes §3): its start handle (AUTO: the
+    parent, taken whether connected or not; otherwise the custom handle) and its end handle (AUTO:
+    every child, Blender's being the last connected one; otherwise the custom one). A change of
+    handle type or custom handle changes the binding's outline (core.bones_outline): bound again."""
+    start = [bone.parent] if bone.bbone_handle_type_start == "AUTO" else [bone.bbone_custom_handle_start]
+    end = list(bone.children) if bone.bbone_handle_type_end == "AUTO" else [bone.bbone_custom_handle_end]
+    return sorted({b.name for b in start + end if b is not None})
 
 
 # ---- Preserve Volume: what Blender's dual quaternion of a joint does to a point ----
