@@ -270,17 +270,20 @@ def bbone_chain(label, settings=None):
 def segments_kept():
     """B-Bones whose segments the add-on keeps between frames where nothing they are made of
     moved (rules.Skeleton._segments_posed): a chain of three B-Bones under a root, a custom handle
-    bone beside it, and each thing the segments are made of moved alone in turn: the whole rig
-    (frames 2-5: nothing read again), the custom end handle of b1 (6-9: b1 read), b1 scaled
+    bone beside it, a fourth B-Bone b3 under the root and a bone c under b2, neither connected
+    (no handle: AUTO takes a connected parent and connected children), and each thing the
+    segments are made of moved alone in turn: the whole rig and c (frames 2-5: nothing read
+    again), the custom end handle of b1 and b3 itself (6-9: b1 read), b1 scaled
     (10-12: all three, b0's end handle and b2's start handle moving in their frames), b0's roll
     out in the pose, which b1 takes as its
     roll in (Inherit End Roll; 13-15: b0 and b1), b2's own ease (16-18: b2), the root scaled
-    (19-20: all three). At every frame the segments the add-on used are those a reading of every
+    (19-20: all four). At every frame the segments the add-on used are those a reading of every
     segment gives then, and the mesh is the modifier's."""
     from skn_blender import rules, state
     arm = armature("KeptRig", [("root", (-1, 0, 0), (0, 0, 0), None), ("b0", (0, 0, 0), (1, 0, 0), "root"),
                                ("b1", (1, 0, 0), (2, 0, 0), "b0"), ("b2", (2, 0, 0), (3, 0, 0), "b1"),
-                               ("h", (2.2, 0.6, 0), (2.8, 0.9, 0), "root")])
+                               ("h", (2.2, 0.6, 0), (2.8, 0.9, 0), "root"), ("b3", (0, -1, 0), (1, -1, 0), "root"),
+                               ("c", (3.2, 0.3, 0), (3.6, 0.3, 0), "b2")])
     d = arm.data
     bpy.context.view_layer.objects.active = arm
     bpy.ops.object.mode_set(mode="EDIT")
@@ -288,11 +291,12 @@ def segments_kept():
     e["b1"].bbone_handle_type_end, e["b1"].bbone_custom_handle_end = "TANGENT", e["h"]
     e["b1"].use_endroll_as_inroll = True
     bpy.ops.object.mode_set(mode="OBJECT")
-    for name, n in (("b0", 4), ("b1", 6), ("b2", 8)):
+    for name, n in (("b0", 4), ("b1", 6), ("b2", 8), ("b3", 4)):
         d.bones[name].bbone_segments = n
-    d.bones["root"].use_deform = d.bones["h"].use_deform = False
+    d.bones["root"].use_deform = d.bones["h"].use_deform = d.bones["c"].use_deform = False
     p = arm.pose.bones
-    key_pose(arm, {"root": [(1, (0, 0, 0)), (5, (20, 10, 30))], "h": [(5, (0, 0, 0)), (9, (40, 0, 30))]})
+    key_pose(arm, {"root": [(1, (0, 0, 0)), (5, (20, 10, 30))], "h": [(5, (0, 0, 0)), (9, (40, 0, 30))],
+                   "c": [(1, (0, 0, 0)), (5, (0, 30, 40))], "b3": [(5, (0, 0, 0)), (9, (10, 20, 30))]})
     for frame, value in ((1, (0, 0, 0)), (5, (0.5, 0.2, 0))):
         p["root"].location = value
         p["root"].keyframe_insert("location", frame=frame)
@@ -323,7 +327,7 @@ def segments_kept():
     check("B-Bone segments kept: the whole rig moved, no segment read again (frames 2-5)",
           all(reads[f] == 0 for f in range(2, 6)), str(reads))
     made_of = {**dict.fromkeys(range(6, 10), 1), **dict.fromkeys(range(10, 13), 3), **dict.fromkeys(range(13, 16), 2),
-               **dict.fromkeys(range(16, 19), 1), 19: 3, 20: 3}  # (the B-Bones each move makes: the docstring's)
+               **dict.fromkeys(range(16, 19), 1), 19: 4, 20: 4}  # (the B-Bones each move makes: the docstring's)
     check("B-Bone segments kept: each of the others moved, only the B-Bones it makes read again",
           all(reads[f] == n for f, n in made_of.items()), str(reads))
     bpy.ops.skn.unbind()

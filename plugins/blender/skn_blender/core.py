@@ -154,7 +154,7 @@ BONE_FLOATS = (("matrix_local", 16), ("length", 1), ("head_radius", 1), ("tail_r
                ("envelope_distance", 1), ("envelope_weight", 1), ("bbone_curveinx", 1), ("bbone_curveinz", 1),
                ("bbone_curveoutx", 1), ("bbone_curveoutz", 1), ("bbone_rollin", 1), ("bbone_rollout", 1),
                ("bbone_easein", 1), ("bbone_easeout", 1), ("bbone_scalein", 3), ("bbone_scaleout", 3))
-BONE_FLAGS = ("use_deform", "use_envelope_multiply", "use_endroll_as_inroll", "use_scale_easing")
+BONE_FLAGS = ("use_deform", "use_envelope_multiply", "use_endroll_as_inroll", "use_scale_easing", "use_connect")
 
 
 def bones_outline(arm):

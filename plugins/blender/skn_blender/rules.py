@@ -362,8 +362,8 @@ class Skeleton:
         self.segment_owner = numpy.repeat(self.curved, self.count[self.curved] + 1)
         self.channel, self.channel_count = None, 0  # each bone's index among the pose channels
         # each B-Bone's handles (names: a handle may be a bone that does not deform), for the
-        # segments kept between readings (_segments_posed): Blender's own choice (notes §3) or more,
-        # the parent and every child for AUTO, whether connected or not
+        # segments kept between readings (_segments_posed): Blender's own choice (notes §3), or for
+        # an AUTO end every connected child
         self.handles = [_handle_names(self.bones[i]) for i in self.curved]
         # B-Bones that take their handles' scale or ease (the handle flags): read every time (what
         # Blender reads of a handle there is not its pose in the B-Bone's frame alone)
@@ -531,11 +531,16 @@ POSE_BBONE_WIDTH = sum(width for _, width in POSE_BBONE_FLOATS)
 
 def _handle_names(bone):
     """The bones whose pose a B-Bone's segments follow (notes §3): its start handle (AUTO: the
-    parent, taken whether connected or not; otherwise the custom handle) and its end handle (AUTO:
-    every child, Blender's being the last connected one; otherwise the custom one). A change of
-    handle type or custom handle changes the binding's outline (core.bones_outline): bound again."""
-    start = [bone.parent] if bone.bbone_handle_type_start == "AUTO" else [bone.bbone_custom_handle_start]
-    end = list(bone.children) if bone.bbone_handle_type_end == "AUTO" else [bone.bbone_custom_handle_end]
+    parent where connected to it; otherwise the custom handle) and its end handle (AUTO: the
+    children connected to it, Blender's being the last of them; otherwise the custom one). A change
+    of handle type, custom handle or connection changes the binding's outline (core.bones_outline):
+    bound again."""
+    if bone.bbone_handle_type_start == "AUTO":
+        start = [bone.parent] if bone.use_connect else []
+    else:
+        start = [bone.bbone_custom_handle_start]
+    end = [c for c in bone.children if c.use_connect] if bone.bbone_handle_type_end == "AUTO" else \
+        [bone.bbone_custom_handle_end]
     return sorted({b.name for b in start + end if b is not None})
 
 
