@@ -409,7 +409,8 @@ class Skeleton:
         return seen[1]
 
     def _read_posed(self, arm):
-        """posed_joint_matrices, read from Blender now."""
+        """posed_joint_matrices, read from Blender now (a B-Bone's segments where they moved:
+        _segments_posed)."""
         channels = arm.pose.bones
         count = len(channels)  # (a walk of the channels each time: a Rigify rig's 706 take 7 us)
         if self.channel is None or count != self.channel_count:
@@ -433,9 +434,8 @@ class Skeleton:
         the body turns). A read is a call a segment: a Rigify body's 560 took 1.4 ms a frame inside
         the evaluation (ad hoc)."""
         reading = self._reading(channels, every, count)
-        kept = self._kept
-        moved = numpy.ones(len(self.curved), bool) if kept is None else self._moved(kept[1], reading)
-        top = kept[0] if kept is not None else numpy.empty((len(self.segment_owner), 3, 4))
+        top, then = self._kept or (numpy.empty((len(self.segment_owner), 3, 4)), None)
+        moved = self._moved(then, reading)
         picked = numpy.nonzero(moved)[0]
         if len(picked):
             segments = []
@@ -447,7 +447,7 @@ class Skeleton:
             rows = numpy.fromiter(_flat(m[0][:] + m[1][:] + m[2][:] for m in segments), numpy.float64,
                                   12 * len(segments))
             top[numpy.concatenate([self.segment_rows[i] for i in picked])] = rows.reshape(-1, 3, 4)
-            self._kept = (top, self._keep(kept[1] if kept is not None else None, reading, moved))
+            self._kept = (top, self._keep(then, reading, moved))
         self.segments_read = len(picked)
         flat = numpy.empty((len(top), 4, 4))
         flat[:, :3] = top
