@@ -827,13 +827,12 @@ class Contributions:
             bone = split_bone[first]
             self.split = (first, vertex[first], split_terms(skeleton, bone), skeleton.first[bone], base[first])
 
-    def refreshed(self, c, split=None):
+    def refreshed(self, c):
         """(joints, weights) for points c where only the B-Bone split moved (self.split), else None:
-        this structure's own arrays, the split written into them (a bind copies what it is given).
-        `split`: some of self.split's entries (split_entries), the others left as they are."""
+        this structure's own arrays, the split written into them (a bind copies what it is given)."""
         if self.split is None:
             return None
-        at, vertex, terms, first, base = self.split if split is None else split
+        at, vertex, terms, first, base = self.split
         k, share = split_by(terms, numpy.take(c, vertex, axis=0))  # (3x c[vertex]'s speed)
         k += first
         self.joints[at] = k
